@@ -1,0 +1,75 @@
+/**
+ * quire: wiring only. `main.ts` serves `POST /manage`; `main.ts project …` manages projects; `main.ts --help` prints
+ * the configuration table.
+ */
+import { type Config, CONFIG_HELP, parseConfig } from "./src/config.ts";
+import { openKvStore } from "./src/kv_store.ts";
+import { Embedder } from "./src/embedding/embedder.ts";
+import { BUILT_IN_MODELS, readModelRegistry } from "./src/embedding/model_registry.ts";
+import { PROJECT_USAGE, runProjectCommand } from "./src/cli/project_command.ts";
+import { DEFAULT_PROJECT_ID, startService } from "./src/server.ts";
+
+function printHelp(): void {
+  const width = Math.max(...Object.keys(CONFIG_HELP).map((name) => name.length));
+  console.log(
+    "quire: document indexes behind POST /manage\n\nUsage:\n  main.ts            serve\n  main.ts project …  manage projects\n",
+  );
+  console.log(PROJECT_USAGE);
+  console.log("\nEnvironment variables:");
+  for (const [name, help] of Object.entries(CONFIG_HELP)) console.log(`  ${name.padEnd(width)}  ${help}`);
+}
+
+async function serve(config: Config): Promise<void> {
+  const registry = config.MODELS_FILE === undefined ? BUILT_IN_MODELS : await readModelRegistry(config.MODELS_FILE);
+  const kv = await openKvStore(config.DENO_KV_PATH);
+  const embedder = new Embedder(registry, {
+    cacheDir: config.MODEL_CACHE_DIR,
+    allowRemote: config.ALLOW_REMOTE_MODELS,
+  });
+  const service = await startService(kv, embedder, config, {
+    onDefaultProject: (key) =>
+      console.log(`Created project "${DEFAULT_PROJECT_ID}"; its key is shown only now: ${key}`),
+    onListen: ({ hostname, port }) => console.log(`quire listening on http://${hostname}:${port}/manage`),
+  });
+  const stop = async () => {
+    await service.shutdown();
+    await embedder.dispose();
+    kv.close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+}
+
+if (import.meta.main) {
+  const [command, ...rest] = Deno.args;
+  if (command === "--help" || command === "-h") {
+    printHelp();
+    Deno.exit(0);
+  }
+  let config: Config;
+  try {
+    config = parseConfig(Deno.env.toObject());
+  } catch (error) {
+    console.error((error as Error).message);
+    Deno.exit(1);
+  }
+  if (command === "project") {
+    const kv = await openKvStore(config.DENO_KV_PATH);
+    const result = await runProjectCommand(kv, rest);
+    kv.close();
+    result.stdout.forEach((line) => console.log(line));
+    result.stderr.forEach((line) => console.error(line));
+    Deno.exit(result.code);
+  } else if (command === undefined) {
+    try {
+      await serve(config);
+    } catch (error) {
+      console.error(`Cannot start: ${(error as Error).message}`);
+      Deno.exit(1);
+    }
+  } else {
+    console.error(`Unknown command "${command}"; see --help`);
+    Deno.exit(2);
+  }
+}

@@ -1,0 +1,40 @@
+/** `createIndex`: a new index with its first documents, embedded and persisted. */
+import { indexLockKey, type ServiceContext } from "../context.ts";
+import type { RequestOf } from "../api/request_schemas.ts";
+import { DEFAULT_MODEL_ID } from "../embedding/model_registry.ts";
+import { ApiError } from "../http/api_error.ts";
+import { createIndexRecord, type IndexRecord } from "../storage/index_records.ts";
+import { indexKey } from "../storage/kv_keys.ts";
+import { toStoredDocs } from "./stored_docs.ts";
+
+/** Creates the index; 409 if the name is taken, 400 for an unknown model. */
+export async function createIndex(ctx: ServiceContext, request: RequestOf<"createIndex">): Promise<true> {
+  const { projectId, indexName, docs } = request;
+  const modelId = request.modelId ?? DEFAULT_MODEL_ID;
+  const spec = ctx.embedder.spec(modelId);
+  if (spec === undefined) {
+    const known = ctx.embedder.modelIds().map((id) => `"${id}"`).join(", ");
+    throw new ApiError(400, `Unknown model "${modelId}": use one of ${known}`);
+  }
+  return await ctx.indexLocks.run(indexLockKey(projectId, indexName), async () => {
+    const taken = () => new ApiError(409, `Index "${indexName}" already exists`);
+    if ((await ctx.kv.get(indexKey(projectId, indexName))).value !== null) throw taken();
+    const stored = await toStoredDocs(ctx, modelId, docs, new Map());
+    const now = new Date().toISOString();
+    const record: IndexRecord = {
+      id: crypto.randomUUID(),
+      projectId,
+      name: indexName,
+      modelId,
+      modelVersion: spec.version,
+      revision: 1,
+      docCount: docs.length,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const changes = docs.map((doc, i) => ({ id: doc.id, doc: stored[i]!, previousParts: 0 }));
+    if (!await createIndexRecord(ctx.kv, record, changes)) throw taken();
+    ctx.snapshots.schedule(projectId, indexName);
+    return true as const;
+  });
+}

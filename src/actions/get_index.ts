@@ -1,0 +1,14 @@
+/** `getIndex`: one index's metadata. */
+import type { ServiceContext } from "../context.ts";
+import type { RequestOf } from "../api/request_schemas.ts";
+import type { IndexRecord } from "../storage/index_records.ts";
+import { indexKey } from "../storage/kv_keys.ts";
+import { type IndexView, toIndexView } from "./index_view.ts";
+import { indexNotFound } from "./index_not_found.ts";
+
+/** Returns the Index object; 404 if unknown. */
+export async function getIndex(ctx: ServiceContext, request: RequestOf<"getIndex">): Promise<IndexView> {
+  const entry = await ctx.kv.get<IndexRecord>(indexKey(request.projectId, request.indexName));
+  if (entry.value === null) throw indexNotFound(request.indexName);
+  return toIndexView(entry.value);
+}

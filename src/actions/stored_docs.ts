@@ -1,0 +1,39 @@
+/** Turns input documents into stored ones, embedding only texts whose vector is not already known. */
+import type { ServiceContext } from "../context.ts";
+import type { DocInput } from "../api/request_schemas.ts";
+import type { StoredDoc } from "../storage/doc_records.ts";
+import { EmbeddingError } from "../embedding/embedder.ts";
+import { ApiError } from "../http/api_error.ts";
+import { sha256Hex } from "../sha256_hex.ts";
+
+/**
+ * Builds stored documents for `docs`. Vectors come from `known` (by the SHA-256 of the text) where possible; the other texts are
+ * embedded once each, and their vectors are added to `known`.
+ */
+export async function toStoredDocs(
+  ctx: ServiceContext,
+  modelId: string,
+  docs: DocInput[],
+  known: Map<string, Float32Array>,
+): Promise<StoredDoc[]> {
+  const hashes = await Promise.all(docs.map((doc) => sha256Hex(doc.text)));
+  const missing = new Map<string, string>();
+  docs.forEach((doc, i) => {
+    if (!known.has(hashes[i]!)) missing.set(hashes[i]!, doc.text);
+  });
+  if (missing.size > 0) {
+    let vectors: Float32Array[];
+    try {
+      vectors = await ctx.embedder.embed(modelId, [...missing.values()]);
+    } catch (error) {
+      if (!(error instanceof EmbeddingError)) throw error;
+      throw new ApiError(500, `Cannot embed documents with model "${modelId}"`, { cause: error });
+    }
+    [...missing.keys()].forEach((hash, i) => known.set(hash, vectors[i]!));
+  }
+  return docs.map((doc, i) => {
+    const stored: StoredDoc = { text: doc.text, hash: hashes[i]!, vector: known.get(hashes[i]!)! };
+    if (doc.metadata !== undefined) stored.metadata = doc.metadata;
+    return stored;
+  });
+}

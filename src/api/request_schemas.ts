@@ -1,0 +1,143 @@
+/** The zod schemas of every action's request body, built for the configured limits. */
+import { z } from "zod";
+import type { Limits } from "../config.ts";
+
+/** Every action of `POST /manage`. */
+export const ACTIONS = [
+  "createIndex",
+  "getIndex",
+  "listIndexes",
+  "deleteIndex",
+  "addDocs",
+  "deleteDocs",
+  "getDocs",
+] as const;
+
+/** One action name. */
+export type Action = typeof ACTIONS[number];
+
+/** Whether a string names an action. */
+export function isAction(value: string): value is Action {
+  return (ACTIONS as readonly string[]).includes(value);
+}
+
+const encoder = new TextEncoder();
+
+function byteLength(text: string): number {
+  return encoder.encode(text).byteLength;
+}
+
+/** An index name: 1 to 256 characters, none of them a control character. */
+// deno-lint-ignore no-control-regex
+const indexNameSchema = z.string().min(1).max(256).regex(/^[^\u0000-\u001f\u007f]+$/, {
+  message: "must not contain control characters",
+});
+
+const metadataSchema = z.custom<Record<string, unknown>>(
+  (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  { message: "expected a JSON object" },
+);
+
+function docSchema(limits: Limits) {
+  return z.object({
+    id: z.string().min(1, { message: "must not be empty" }),
+    text: z.string(),
+    metadata: metadataSchema.optional(),
+  }).superRefine((doc, ctx) => {
+    const tooBig = (path: string, what: string, bytes: number, limit: number) =>
+      ctx.addIssue({
+        code: "custom",
+        path: [path],
+        message: `document "${doc.id.slice(0, 64)}" has ${what} of ${bytes} bytes, more than the limit of ${limit}`,
+      });
+    const idBytes = byteLength(doc.id);
+    if (idBytes > limits.maxDocIdBytes) tooBig("id", "an id", idBytes, limits.maxDocIdBytes);
+    const textBytes = byteLength(doc.text);
+    if (textBytes > limits.maxDocTextBytes) tooBig("text", "a text", textBytes, limits.maxDocTextBytes);
+    if (doc.metadata !== undefined) {
+      const metadataBytes = byteLength(JSON.stringify(doc.metadata));
+      if (metadataBytes > limits.maxMetadataBytes) {
+        tooBig("metadata", "metadata", metadataBytes, limits.maxMetadataBytes);
+      }
+    }
+  });
+}
+
+function docsSchema(limits: Limits) {
+  return z.array(docSchema(limits)).max(limits.maxDocsPerRequest, {
+    message: `must hold at most ${limits.maxDocsPerRequest} documents`,
+  }).superRefine((docs, ctx) => {
+    const seen = new Map<string, number>();
+    docs.forEach((doc, i) => {
+      const first = seen.get(doc.id);
+      if (first === undefined) seen.set(doc.id, i);
+      else {ctx.addIssue({
+          code: "custom",
+          path: [i, "id"],
+          message: `duplicate id "${doc.id}", first at docs[${first}]`,
+        });}
+    });
+  });
+}
+
+function docIdsSchema(limits: Limits) {
+  return z.array(z.string()).max(limits.maxDocsPerRequest, {
+    message: `must hold at most ${limits.maxDocsPerRequest} ids`,
+  });
+}
+
+/** Builds the schema of a request body, a union discriminated on `action`. */
+export function requestSchema(limits: Limits) {
+  const base = { projectId: z.string() };
+  const indexed = { ...base, indexName: indexNameSchema };
+  return z.discriminatedUnion("action", [
+    z.object({
+      action: z.literal("createIndex"),
+      ...indexed,
+      docs: docsSchema(limits),
+      modelId: z.string().optional(),
+    }),
+    z.object({ action: z.literal("getIndex"), ...indexed }),
+    z.object({ action: z.literal("listIndexes"), ...base }),
+    z.object({ action: z.literal("deleteIndex"), ...indexed }),
+    z.object({
+      action: z.literal("addDocs"),
+      ...indexed,
+      docs: docsSchema(limits),
+      options: z.object({ upsert: z.boolean().optional() }).optional(),
+    }),
+    z.object({
+      action: z.literal("deleteDocs"),
+      ...indexed,
+      docIds: docIdsSchema(limits).min(1, { message: "must be a non-empty array of document ids" }),
+    }),
+    z.object({
+      action: z.literal("getDocs"),
+      ...indexed,
+      options: z.object({ docIds: docIdsSchema(limits).optional() }).optional(),
+    }),
+  ]);
+}
+
+/** A validated request body. */
+export type ManageRequest = z.output<ReturnType<typeof requestSchema>>;
+
+/** The validated request of one action. */
+export type RequestOf<A extends Action> = Extract<ManageRequest, { action: A }>;
+
+/** A document of `createIndex` or `addDocs`, validated. */
+export type DocInput = RequestOf<"createIndex">["docs"][number];
+
+/** Describes the first problem of a failed parse as one message, naming the field and element. */
+export function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const path = issue.path.reduce<string>(
+    (text, part) =>
+      typeof part === "number" ? `${text}[${part}]` : text === "" ? String(part) : `${text}.${String(part)}`,
+    "",
+  );
+  if (issue.code === "invalid_type" && issue.message.endsWith("received undefined")) {
+    return `Missing required field "${path}": ${issue.message.replace(/^Invalid input: /, "")}`;
+  }
+  return `Invalid "${path}": ${issue.message.replace(/^Invalid input: /, "")}`;
+}

@@ -1,0 +1,20 @@
+/** Work that runs after a response, tracked so that shutdown and tests can wait for it. */
+
+/** A set of running background tasks; failures are logged, never thrown. */
+export class BackgroundTasks {
+  readonly #running = new Set<Promise<void>>();
+
+  /** Starts `task` in the background. */
+  run(name: string, task: () => Promise<unknown>): void {
+    const promise = task().then(
+      () => {},
+      (error) => console.error(`Background task "${name}" failed:`, error),
+    ).finally(() => this.#running.delete(promise));
+    this.#running.add(promise);
+  }
+
+  /** Resolves once no task is running, including tasks started while waiting. */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all(this.#running);
+  }
+}

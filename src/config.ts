@@ -1,0 +1,72 @@
+/** Reads the service's configuration from environment variables. */
+import { z } from "zod";
+
+const MIB = 1024 * 1024;
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const booleanFlag = (fallback: boolean) =>
+  z.enum(["true", "false", "1", "0"]).default(fallback ? "true" : "false").transform((v) => v === "true" || v === "1");
+
+const configSchema = z.object({
+  HOSTNAME: z.string().min(1).default("0.0.0.0"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  DENO_KV_PATH: z.string().min(1).default("./data/quire.kv"),
+  MODELS_FILE: z.string().min(1).optional(),
+  MODEL_CACHE_DIR: z.string().min(1).default("./data/models"),
+  ALLOW_REMOTE_MODELS: booleanFlag(true),
+  MAX_BODY_BYTES: positiveInt(32 * MIB),
+  MAX_DOCS_PER_REQUEST: positiveInt(10_000),
+  MAX_DOC_ID_BYTES: positiveInt(512),
+  MAX_DOC_TEXT_BYTES: positiveInt(256 * 1024),
+  MAX_METADATA_BYTES: positiveInt(16 * 1024),
+});
+
+/** The parsed configuration; names match the environment variables. */
+export type Config = z.output<typeof configSchema>;
+
+/** Limits that request validation enforces. */
+export interface Limits {
+  maxDocsPerRequest: number;
+  maxDocIdBytes: number;
+  maxDocTextBytes: number;
+  maxMetadataBytes: number;
+}
+
+/** Every variable with its description, for `--help` and the README. */
+export const CONFIG_HELP: Record<keyof Config, string> = {
+  HOSTNAME: "Interface to listen on (default 0.0.0.0)",
+  PORT: "Port to listen on (default 8000)",
+  DENO_KV_PATH: "Deno KV file path or KV Connect URL (default ./data/quire.kv)",
+  MODELS_FILE: "JSON model registry replacing the built-in one (optional)",
+  MODEL_CACHE_DIR: "Where hub models are downloaded (default ./data/models)",
+  ALLOW_REMOTE_MODELS: "Download models from the hub when not on disk (default true)",
+  MAX_BODY_BYTES: "Largest request body in bytes (default 33554432)",
+  MAX_DOCS_PER_REQUEST: "Most documents in one createIndex or addDocs (default 10000)",
+  MAX_DOC_ID_BYTES: "Longest document id in UTF-8 bytes (default 512)",
+  MAX_DOC_TEXT_BYTES: "Longest document text in UTF-8 bytes (default 262144)",
+  MAX_METADATA_BYTES: "Largest document metadata as JSON, in UTF-8 bytes (default 16384)",
+};
+
+/** Parses `env`; throws an Error with one line per bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const picked = Object.fromEntries(
+    Object.keys(CONFIG_HELP).map((name) => [name, env[name] === "" ? undefined : env[name]]),
+  );
+  const result = configSchema.safeParse(picked);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `Invalid ${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(lines.join("\n"));
+  }
+  return result.data;
+}
+
+/** The request limits of a configuration. */
+export function limitsOf(config: Config): Limits {
+  return {
+    maxDocsPerRequest: config.MAX_DOCS_PER_REQUEST,
+    maxDocIdBytes: config.MAX_DOC_ID_BYTES,
+    maxDocTextBytes: config.MAX_DOC_TEXT_BYTES,
+    maxMetadataBytes: config.MAX_METADATA_BYTES,
+  };
+}

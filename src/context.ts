@@ -1,0 +1,22 @@
+/** What every action needs: storage, the embedder, limits and the per-index write lock. */
+import type { Limits } from "./config.ts";
+import type { Embedder } from "./embedding/embedder.ts";
+import type { BackgroundTasks } from "./concurrency/background_tasks.ts";
+import type { KeyedMutex } from "./concurrency/keyed_mutex.ts";
+import type { SnapshotScheduler } from "./storage/snapshot_scheduler.ts";
+
+/** The shared parts of the running service. */
+export interface ServiceContext {
+  kv: Deno.Kv;
+  embedder: Embedder;
+  limits: Limits;
+  /** Serialises writes to one index within this process. */
+  indexLocks: KeyedMutex;
+  snapshots: SnapshotScheduler;
+  background: BackgroundTasks;
+}
+
+/** The key under which writes to one index are serialised. */
+export function indexLockKey(projectId: string, indexName: string): string {
+  return JSON.stringify([projectId, indexName]);
+}

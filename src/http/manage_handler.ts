@@ -1,0 +1,67 @@
+/** The HTTP handler of `POST /manage`: checks in the documented order, then dispatches. */
+import type { ServiceContext } from "../context.ts";
+import { ACTIONS, describeIssue, isAction, requestSchema } from "../api/request_schemas.ts";
+import { authenticate } from "../api/authenticate.ts";
+import { dispatch } from "../api/dispatch.ts";
+import { ApiError, errorResponse } from "./api_error.ts";
+import { readJsonObject } from "./read_json_body.ts";
+
+/** Options of the handler. */
+export interface HandlerOptions {
+  maxBodyBytes: number;
+}
+
+/** Longest `action` echoed back in an error. */
+const MAX_ECHOED_ACTION = 64;
+
+/** Builds the request handler of the service. */
+export function createManageHandler(
+  ctx: ServiceContext,
+  options: HandlerOptions,
+): (request: Request) => Promise<Response> {
+  const schema = requestSchema(ctx.limits);
+  const actionList = ACTIONS.map((action) => `"${action}"`).join(", ");
+
+  return async (request) => {
+    let action: string | undefined;
+    try {
+      const { pathname } = new URL(request.url);
+      if (pathname !== "/manage") throw new ApiError(404, `Not found: "${pathname}"; the API is POST /manage`);
+      if (request.method !== "POST") {
+        throw new ApiError(405, `Method ${request.method} is not allowed: use POST`, { headers: { allow: "POST" } });
+      }
+      const contentType = request.headers.get("content-type") ?? "";
+      if (contentType.split(";")[0]!.trim().toLowerCase() !== "application/json") {
+        throw new ApiError(415, 'Content-Type must be "application/json"');
+      }
+      const body = await readJsonObject(request, options.maxBodyBytes);
+      if (typeof body.action === "string") action = body.action.slice(0, MAX_ECHOED_ACTION);
+
+      const version = request.headers.get("x-service-version");
+      if (version !== "v1") {
+        throw new ApiError(
+          400,
+          version === null
+            ? 'Missing header "x-service-version": use "v1"'
+            : `Unsupported x-service-version "${version}": use "v1"`,
+        );
+      }
+      if (typeof body.projectId !== "string" || body.projectId === "") {
+        throw new ApiError(400, 'Missing required field "projectId": expected a non-empty string');
+      }
+      await authenticate(ctx.kv, body.projectId, request.headers.get("x-project-key"));
+
+      if (typeof body.action !== "string" || !isAction(body.action)) {
+        const named = typeof body.action === "string"
+          ? `Unknown action "${action}"`
+          : 'Missing required field "action"';
+        throw new ApiError(400, `${named}: use one of ${actionList}`);
+      }
+      const parsed = schema.safeParse(body);
+      if (!parsed.success) throw new ApiError(400, describeIssue(parsed.error));
+      return Response.json(await dispatch(ctx, parsed.data));
+    } catch (error) {
+      return errorResponse(error, action);
+    }
+  };
+}

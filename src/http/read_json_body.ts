@@ -1,0 +1,48 @@
+/** Reads a request body as a JSON object, never buffering more than the limit. */
+import { ApiError } from "./api_error.ts";
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** Reads and parses the body: 413 past `maxBytes`, 400 for bad UTF-8, bad JSON, or JSON that is not an object. */
+export async function readJsonObject(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
+  const tooLarge = () => new ApiError(413, `Request body is larger than the limit of ${maxBytes} bytes`);
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (declared > maxBytes) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (request.body !== null) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new ApiError(400, "Request body is not valid UTF-8");
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, `Request body is not valid JSON: ${(error as SyntaxError).message}`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new ApiError(400, "Request body must be a JSON object");
+  }
+  return json as Record<string, unknown>;
+}

@@ -1,0 +1,23 @@
+/** Project access keys: random, shown once, stored only as SHA-256 hashes, and compared in constant time. */
+import { timingSafeEqual } from "node:crypto";
+import { sha256Hex } from "../sha256_hex.ts";
+
+const encoder = new TextEncoder();
+
+/** Makes a new random key with 256 bits of entropy. */
+export function generateProjectKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `qk_${btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")}`;
+}
+
+/** The hex SHA-256 hash under which a key is stored. */
+export function hashProjectKey(key: string): Promise<string> {
+  return sha256Hex(key);
+}
+
+/** Whether `key` hashes to `storedHash`, compared in constant time. */
+export async function verifyProjectKey(key: string, storedHash: string): Promise<boolean> {
+  const actual = encoder.encode(await hashProjectKey(key));
+  const expected = encoder.encode(storedHash);
+  return actual.byteLength === expected.byteLength && timingSafeEqual(actual, expected);
+}

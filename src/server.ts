@@ -1,0 +1,70 @@
+/** Starts the HTTP service over an open store and embedder, and stops it cleanly. */
+import { type Config, limitsOf } from "./config.ts";
+import type { ServiceContext } from "./context.ts";
+import type { Embedder } from "./embedding/embedder.ts";
+import { BackgroundTasks } from "./concurrency/background_tasks.ts";
+import { KeyedMutex } from "./concurrency/keyed_mutex.ts";
+import { SnapshotScheduler } from "./storage/snapshot_scheduler.ts";
+import { collectGarbage } from "./storage/garbage_collector.ts";
+import { createManageHandler } from "./http/manage_handler.ts";
+import { createProject, listProjects } from "./projects/project_store.ts";
+
+/** The project created on first start, so that a newcomer has a key at once. */
+export const DEFAULT_PROJECT_ID = "default";
+
+/** A running service. */
+export interface RunningService {
+  /** The address it listens on. */
+  addr: Deno.NetAddr;
+  context: ServiceContext;
+  /** Stops accepting requests, finishes in-flight ones and background work. Does not close the store. */
+  shutdown(): Promise<void>;
+}
+
+/** Options of {@link startService}. */
+export interface StartOptions {
+  /** Called once with the key of the `default` project when the store had no project. */
+  onDefaultProject?: (key: string) => void;
+  /** Called once when the server listens. */
+  onListen?: (addr: Deno.NetAddr) => void;
+}
+
+/** Serves `POST /manage` with the given store and embedder. */
+export async function startService(
+  kv: Deno.Kv,
+  embedder: Embedder,
+  config: Config,
+  options: StartOptions = {},
+): Promise<RunningService> {
+  if ((await listProjects(kv)).length === 0) {
+    const key = await createProject(kv, DEFAULT_PROJECT_ID);
+    if (key !== null) options.onDefaultProject?.(key);
+  }
+  const background = new BackgroundTasks();
+  const context: ServiceContext = {
+    kv,
+    embedder,
+    limits: limitsOf(config),
+    indexLocks: new KeyedMutex(),
+    snapshots: new SnapshotScheduler(kv, background),
+    background,
+  };
+  background.run("collect garbage", () => collectGarbage(kv));
+  const handler = createManageHandler(context, { maxBodyBytes: config.MAX_BODY_BYTES });
+  const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
+  const server = Deno.serve({
+    hostname: config.HOSTNAME,
+    port: config.PORT,
+    onListen: (addr) => resolve(addr as Deno.NetAddr),
+  }, handler);
+  const addr = await listening;
+  options.onListen?.(addr);
+  return {
+    addr,
+    context,
+    async shutdown() {
+      await server.shutdown();
+      await background.idle();
+    },
+  };
+}

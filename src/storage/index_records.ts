@@ -1,0 +1,132 @@
+/**
+ * Index records and the writes that change them. A write's document changes and the index record move together: in
+ * one atomic commit when they fit, otherwise staged first and made visible by one commit of the record, which then
+ * names the staged batch until it has been applied.
+ */
+import { changeMutations, type DocChange } from "./doc_records.ts";
+import { decodeDocChanges, encodeDocChanges } from "./doc_change_codec.ts";
+import { indexKey, stagedBatchPrefix, stagedChunkKey, trashKey } from "./kv_keys.ts";
+import { batchMutations, chunkBytes, commitInBatches, deleteTrees, joinChunks, readChunks } from "./kv_batches.ts";
+
+/** A staged batch of changes that the record has made visible but the document records do not show yet. */
+export interface PendingBatch {
+  batchId: string;
+  chunks: number;
+}
+
+/** An index as stored. */
+export interface IndexRecord {
+  id: string;
+  projectId: string;
+  name: string;
+  modelId: string;
+  modelVersion: string;
+  /** Counts successful document writes; shown as the index `version`. */
+  revision: number;
+  docCount: number;
+  createdAt: string;
+  updatedAt: string;
+  pending?: PendingBatch;
+}
+
+/** Why an index id's data is garbage, and since when. */
+export interface TrashMarker {
+  reason: "building" | "deleted";
+  since: number;
+}
+
+/** Reads an index record, first applying any pending batch so that its documents match it. */
+export async function readSettledIndex(
+  kv: Deno.Kv,
+  projectId: string,
+  name: string,
+): Promise<Deno.KvEntryMaybe<IndexRecord>> {
+  for (;;) {
+    const entry = await kv.get<IndexRecord>(indexKey(projectId, name));
+    if (entry.value?.pending === undefined) return entry;
+    await applyPendingBatch(kv, entry as Deno.KvEntry<IndexRecord>);
+  }
+}
+
+/**
+ * Creates an index record with its first documents. Returns false, leaving nothing behind, when the name is taken.
+ */
+export async function createIndexRecord(kv: Deno.Kv, record: IndexRecord, changes: DocChange[]): Promise<boolean> {
+  const key = indexKey(record.projectId, record.name);
+  const mutations = changes.flatMap((change) => changeMutations(record.id, change));
+  const batches = batchMutations(mutations);
+  if (batches.length <= 1) {
+    const result = await kv.atomic().check({ key, versionstamp: null }).set(key, record).mutate(...(batches[0] ?? []))
+      .commit();
+    return result.ok;
+  }
+  // The documents are written under a fresh index id that nothing points to yet; the marker lets garbage collection
+  // find them if this process dies before the record is committed.
+  const marker: TrashMarker = { reason: "building", since: Date.now() };
+  await kv.set(trashKey(record.id), marker);
+  await commitInBatches(kv, mutations);
+  const result = await kv.atomic().check({ key, versionstamp: null }).set(key, record).delete(trashKey(record.id))
+    .commit();
+  if (!result.ok) await kv.set(trashKey(record.id), { ...marker, reason: "deleted" } satisfies TrashMarker);
+  return result.ok;
+}
+
+/**
+ * Commits `changes` and the `next` record if the record is still `current`. Returns false on a conflict, so that the
+ * caller can read again and retry.
+ */
+export async function commitIndexChanges(
+  kv: Deno.Kv,
+  current: Deno.KvEntry<IndexRecord>,
+  changes: DocChange[],
+  next: IndexRecord,
+): Promise<boolean> {
+  const mutations = changes.flatMap((change) => changeMutations(next.id, change));
+  const batches = batchMutations(mutations);
+  if (batches.length <= 1) {
+    const result = await kv.atomic().check(current).set(current.key, next).mutate(...(batches[0] ?? [])).commit();
+    return result.ok;
+  }
+  const batchId = crypto.randomUUID();
+  const chunks = chunkBytes(encodeDocChanges(changes));
+  await commitInBatches(
+    kv,
+    chunks.map((value, seq) => ({ type: "set", key: stagedChunkKey(next.id, batchId, seq), value })),
+  );
+  const pending: PendingBatch = { batchId, chunks: chunks.length };
+  const result = await kv.atomic().check(current).set(current.key, { ...next, pending }).commit();
+  if (!result.ok) {
+    await deleteStagedChunks(kv, next.id, pending);
+    return false;
+  }
+  await applyPendingBatch(kv, { ...current, value: { ...next, pending }, versionstamp: result.versionstamp });
+  return true;
+}
+
+/**
+ * Applies a record's pending batch to the document records, then clears it. Every commit checks that the record is
+ * unchanged, so that a slower process applying the same batch stops once another has finished it.
+ */
+async function applyPendingBatch(kv: Deno.Kv, entry: Deno.KvEntry<IndexRecord>): Promise<void> {
+  const pending = entry.value.pending!;
+  const keys = Array.from({ length: pending.chunks }, (_, seq) => stagedChunkKey(entry.value.id, pending.batchId, seq));
+  const chunks = await readChunks(kv, keys);
+  if (chunks === null) return; // Another process has applied this batch and deleted its chunks.
+  const changes = decodeDocChanges(joinChunks(chunks));
+  const mutations = changes.flatMap((change) => changeMutations(entry.value.id, change));
+  if (!await commitInBatches(kv, mutations, [entry])) return;
+  const { pending: _, ...settled } = entry.value;
+  const result = await kv.atomic().check(entry).set(entry.key, settled).commit();
+  if (result.ok) await deleteStagedChunks(kv, entry.value.id, pending);
+}
+
+async function deleteStagedChunks(kv: Deno.Kv, indexId: string, pending: PendingBatch): Promise<void> {
+  await deleteTrees(kv, [stagedBatchPrefix(indexId, pending.batchId)]);
+}
+
+/** Removes an index record if it is still `current`, and marks its data as garbage in the same commit. */
+export async function deleteIndexRecord(kv: Deno.Kv, current: Deno.KvEntry<IndexRecord>): Promise<boolean> {
+  const marker: TrashMarker = { reason: "deleted", since: Date.now() };
+  const result = await kv.atomic().check(current).delete(current.key).set(trashKey(current.value.id), marker).commit();
+  return result.ok;
+}

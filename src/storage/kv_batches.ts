@@ -1,0 +1,107 @@
+/** Splits work into commits that respect Deno KV's limits on one atomic operation. */
+
+/** Deno KV allows 1000 mutations and 800 KiB per commit; stay well below both. */
+export const MAX_MUTATIONS_PER_COMMIT = 500;
+/** The byte budget of one commit, leaving room for keys and checks. */
+export const MAX_BYTES_PER_COMMIT = 600 * 1024;
+/** Deno KV allows 64 KiB per value; chunks stay below it. */
+export const MAX_CHUNK_BYTES = 60 * 1024;
+
+/** A rough upper bound of a mutation's size as Deno KV counts it. */
+export function mutationBytes(mutation: Deno.KvMutation): number {
+  const keyBytes = mutation.key.reduce<number>((sum, part) => sum + String(part).length * 3 + 8, 0);
+  if (mutation.type !== "set") return keyBytes;
+  return keyBytes + valueBytes(mutation.value);
+}
+
+function valueBytes(value: unknown): number {
+  if (value instanceof Uint8Array) return value.byteLength + 16;
+  if (typeof value === "string") return value.length * 2 + 16;
+  if (typeof value === "object" && value !== null) {
+    let sum = 16;
+    for (const [key, inner] of Object.entries(value)) sum += key.length * 2 + valueBytes(inner);
+    return sum;
+  }
+  return 16;
+}
+
+/** Groups mutations into batches that each fit one commit. */
+export function batchMutations(mutations: Deno.KvMutation[], reserveBytes = 0): Deno.KvMutation[][] {
+  const batches: Deno.KvMutation[][] = [];
+  let current: Deno.KvMutation[] = [];
+  let bytes = reserveBytes;
+  for (const mutation of mutations) {
+    const size = mutationBytes(mutation);
+    if (current.length > 0 && (current.length >= MAX_MUTATIONS_PER_COMMIT || bytes + size > MAX_BYTES_PER_COMMIT)) {
+      batches.push(current);
+      current = [];
+      bytes = reserveBytes;
+    }
+    current.push(mutation);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/** Commits `mutations` in as many bounded commits as they need, each one guarded by `checks`. */
+export async function commitInBatches(
+  kv: Deno.Kv,
+  mutations: Deno.KvMutation[],
+  checks: Deno.AtomicCheck[] = [],
+): Promise<boolean> {
+  for (const batch of batchMutations(mutations)) {
+    const result = await kv.atomic().check(...checks).mutate(...batch).commit();
+    if (!result.ok) return false;
+  }
+  return true;
+}
+
+/** Deletes each key and every key under it, in bounded commits. */
+export async function deleteTrees(kv: Deno.Kv, prefixes: Deno.KvKey[]): Promise<void> {
+  for (const prefix of prefixes) {
+    let batch: Deno.KvMutation[] = [];
+    for await (const entry of kv.list({ prefix }, { batchSize: MAX_MUTATIONS_PER_COMMIT })) {
+      batch.push({ type: "delete", key: entry.key });
+      if (batch.length >= MAX_MUTATIONS_PER_COMMIT) {
+        await commitInBatches(kv, batch);
+        batch = [];
+      }
+    }
+    await commitInBatches(kv, batch);
+    await kv.delete(prefix);
+  }
+}
+
+/** Splits bytes into chunks that each fit one KV value. */
+export function chunkBytes(bytes: Uint8Array): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let offset = 0; offset < bytes.byteLength; offset += MAX_CHUNK_BYTES) {
+    chunks.push(bytes.slice(offset, offset + MAX_CHUNK_BYTES));
+  }
+  return chunks;
+}
+
+/** Joins chunks back into one byte array. */
+export function joinChunks(chunks: Uint8Array[]): Uint8Array {
+  const total = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** Reads byte chunks by key, ten at a time; returns null when any of them is missing. */
+export async function readChunks(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Uint8Array[] | null> {
+  const chunks: Uint8Array[] = [];
+  for (let i = 0; i < keys.length; i += 10) {
+    for (const entry of await kv.getMany<Uint8Array[]>(keys.slice(i, i + 10))) {
+      if (entry.value === null) return null;
+      chunks.push(entry.value);
+    }
+  }
+  return chunks;
+}

@@ -1,0 +1,78 @@
+/** Every Deno KV key the service uses, built in one place. */
+
+/** A project's record: its id and key hash. */
+export function projectKey(projectId: string) {
+  return ["projects", projectId] as const;
+}
+
+/** The prefix of all project records. */
+export function projectsPrefix() {
+  return ["projects"] as const;
+}
+
+/** An index's record, addressed by its project and name. */
+export function indexKey(projectId: string, indexName: string) {
+  return ["indexes", projectId, indexName] as const;
+}
+
+/** The prefix of all index records of a project, in name order. */
+export function indexesPrefix(projectId: string) {
+  return ["indexes", projectId] as const;
+}
+
+/** One part of a stored document: part 0 holds the head (hash, vector, metadata), later parts hold more text. */
+export function docPartKey(indexId: string, docId: string, part: number) {
+  return ["docs", indexId, docId, part] as const;
+}
+
+/** The prefix of all parts of every document of an index, in id order. */
+export function docsPrefix(indexId: string) {
+  return ["docs", indexId] as const;
+}
+
+/** One chunk of a large write's changes, staged before the index record makes them visible. */
+export function stagedChunkKey(indexId: string, batchId: string, seq: number) {
+  return ["staged", indexId, batchId, seq] as const;
+}
+
+/** The prefix of all staged chunks of an index, or of one batch of it. */
+export function stagedBatchPrefix(indexId: string, batchId?: string) {
+  return batchId === undefined ? ["staged", indexId] as const : ["staged", indexId, batchId] as const;
+}
+
+/** The pointer to an index's current snapshot. */
+export function snapshotPointerKey(indexId: string) {
+  return ["snapshot", indexId] as const;
+}
+
+/** One immutable chunk of one snapshot version. */
+export function snapshotChunkKey(indexId: string, versionId: string, seq: number) {
+  return ["snapshot_chunks", indexId, versionId, seq] as const;
+}
+
+/** The prefix of all snapshot chunks of an index, or of one version of it. */
+export function snapshotChunksPrefix(indexId: string, versionId?: string) {
+  return versionId === undefined
+    ? ["snapshot_chunks", indexId] as const
+    : ["snapshot_chunks", indexId, versionId] as const;
+}
+
+/** A marker that an index id's data is garbage: its record is gone, or it was never made visible. */
+export function trashKey(indexId: string) {
+  return ["trash", indexId] as const;
+}
+
+/** The prefix of all trash markers. */
+export function trashPrefix() {
+  return ["trash"] as const;
+}
+
+/** Every prefix that holds data of one index id, for garbage collection. */
+export function indexDataPrefixes(indexId: string): Deno.KvKey[] {
+  return [
+    docsPrefix(indexId),
+    stagedBatchPrefix(indexId),
+    [...snapshotPointerKey(indexId)],
+    snapshotChunksPrefix(indexId),
+  ];
+}

@@ -1,0 +1,116 @@
+/** Shared test factories: generated models, a real server on loopback over a temporary KV file, and assertions. */
+import assert from "node:assert/strict";
+import { type Config, parseConfig } from "../src/config.ts";
+import { Embedder } from "../src/embedding/embedder.ts";
+import type { ModelRegistry } from "../src/embedding/model_registry.ts";
+import { openKvStore } from "../src/kv_store.ts";
+import { type RunningService, startService } from "../src/server.ts";
+import { TINY_BERT, writeBertModel } from "./_model.ts";
+
+let models: Promise<ModelRegistry> | undefined;
+
+/** A registry of two generated tiny models, written once per test process. */
+export function testModels(): Promise<ModelRegistry> {
+  models ??= (async () => {
+    const dir = await Deno.makeTempDir({ prefix: "quire-models-" });
+    await writeBertModel(`${dir}/minilm`, TINY_BERT);
+    await writeBertModel(`${dir}/mediumlm`, { ...TINY_BERT, hidden: 48, heads: 3, seed: 2 });
+    return {
+      "svc-minilm": { source: `${dir}/minilm`, version: "tiny-minilm-1", dtype: "fp32" },
+      "svc-mediumlm": { source: `${dir}/mediumlm`, version: "tiny-mediumlm-1", dtype: "fp32" },
+    };
+  })();
+  return models;
+}
+
+/** A configuration for tests: loopback, an ephemeral port, a temporary store, no hub. */
+export function testConfig(kvPath: string, env: Record<string, string> = {}): Config {
+  return parseConfig({ HOSTNAME: "127.0.0.1", PORT: "0", DENO_KV_PATH: kvPath, ALLOW_REMOTE_MODELS: "false", ...env });
+}
+
+/** A running test server and ways to call it. */
+export interface TestServer {
+  url: string;
+  kvPath: string;
+  kv: Deno.Kv;
+  service: RunningService;
+  /** The key of the `default` project. */
+  key: string;
+  /** Sends `body` to `POST /manage` as the `default` project unless `body` or `headers` say otherwise. */
+  call(body: Record<string, unknown>, headers?: Record<string, string>): Promise<Response>;
+  /** Calls and asserts a 200, returning the parsed body. */
+  ok<T = unknown>(body: Record<string, unknown>): Promise<T>;
+  /** Stops the server and closes the store, then starts both again over the same file. */
+  restart(): Promise<TestServer>;
+  close(): Promise<void>;
+}
+
+/** Starts the real service on an ephemeral loopback port over a KV file in a fresh temporary directory. */
+export async function startTestServer(
+  options: { kvPath?: string; key?: string; env?: Record<string, string> } = {},
+): Promise<TestServer> {
+  const kvPath = options.kvPath ?? `${await Deno.makeTempDir({ prefix: "quire-kv-" })}/quire.kv`;
+  const config = testConfig(kvPath, options.env);
+  const kv = await openKvStore(kvPath);
+  const embedder = new Embedder(await testModels(), { cacheDir: `${kvPath}.models`, allowRemote: false });
+  let key = options.key ?? "";
+  const service = await startService(kv, embedder, config, { onDefaultProject: (created) => key = created });
+  const url = `http://127.0.0.1:${service.addr.port}/manage`;
+  const call = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-version": "v1", "x-project-key": key, ...headers },
+      body: JSON.stringify({ projectId: "default", ...body }),
+    });
+  const close = async () => {
+    await service.shutdown();
+    await embedder.dispose();
+    kv.close();
+  };
+  return {
+    url,
+    kvPath,
+    kv,
+    service,
+    key,
+    call,
+    async ok<T>(body: Record<string, unknown>): Promise<T> {
+      const response = await call(body);
+      const json = await response.json();
+      assert.equal(response.status, 200, `${body.action} failed: ${JSON.stringify(json)}`);
+      return json as T;
+    },
+    async restart() {
+      await close();
+      return await startTestServer({ kvPath, key, env: options.env });
+    },
+    close,
+  };
+}
+
+/** Asserts a JSON error response with `status`, whose message matches `pattern`; returns the body. */
+export async function assertJsonError(
+  response: Response,
+  status: number,
+  pattern?: RegExp,
+): Promise<{ error: string; action?: string }> {
+  const body = await response.json();
+  assert.equal(response.status, status, `expected ${status}, got ${response.status}: ${JSON.stringify(body)}`);
+  assert.match(response.headers.get("content-type") ?? "", /application\/json/);
+  assert.equal(typeof body.error, "string");
+  assert.doesNotMatch(body.error, /\bat .*\.ts:\d+/, "no stack traces in errors");
+  if (pattern !== undefined) assert.match(body.error, pattern);
+  return body;
+}
+
+let docCounter = 0;
+const WORDS = ["cat", "dog", "river", "music", "search", "apple", "storm", "train", "forest", "science"];
+
+/** A document with a unique id and a short random text. */
+export function randomDoc(
+  metadata?: Record<string, unknown>,
+): { id: string; text: string; metadata?: Record<string, unknown> } {
+  const id = `doc-${++docCounter}-${crypto.randomUUID().slice(0, 8)}`;
+  const text = Array.from({ length: 6 }, () => WORDS[Math.floor(Math.random() * WORDS.length)]).join(" ");
+  return metadata === undefined ? { id, text } : { id, text, metadata };
+}
