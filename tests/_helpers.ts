@@ -45,14 +45,24 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** Options of {@link startTestServer}. */
+export interface TestServerOptions {
+  /** Reuse this store file (a restart). */
+  kvPath?: string;
+  /** The key of the `default` project, when the store already has it. */
+  key?: string;
+  env?: Record<string, string>;
+  /** Makes the embedder; the generated test models by default. */
+  embedder?: () => Embedder;
+}
+
 /** Starts the real service on an ephemeral loopback port over a KV file in a fresh temporary directory. */
-export async function startTestServer(
-  options: { kvPath?: string; key?: string; env?: Record<string, string> } = {},
-): Promise<TestServer> {
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const kvPath = options.kvPath ?? `${await Deno.makeTempDir({ prefix: "quire-kv-" })}/quire.kv`;
   const config = testConfig(kvPath, options.env);
   const kv = await openKvStore(kvPath);
-  const embedder = new Embedder(await testModels(), { cacheDir: `${kvPath}.models`, allowRemote: false });
+  const embedder = options.embedder?.() ??
+    new Embedder(await testModels(), { cacheDir: `${kvPath}.models`, allowRemote: false });
   let key = options.key ?? "";
   const service = await startService(kv, embedder, config, { onDefaultProject: (created) => key = created });
   const url = `http://127.0.0.1:${service.addr.port}/manage`;
@@ -82,7 +92,7 @@ export async function startTestServer(
     },
     async restart() {
       await close();
-      return await startTestServer({ kvPath, key, env: options.env });
+      return await startTestServer({ ...options, kvPath, key });
     },
     close,
   };

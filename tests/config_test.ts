@@ -1,0 +1,35 @@
+/** Unit: environment variables parse with defaults and fail with one clear line each. */
+import assert from "node:assert/strict";
+import { parseConfig } from "../src/config.ts";
+
+Deno.test("defaults apply when nothing is set", () => {
+  const config = parseConfig({});
+  assert.equal(config.HOSTNAME, "0.0.0.0");
+  assert.equal(config.PORT, 8000);
+  assert.equal(config.DENO_KV_PATH, "./data/quire.kv");
+  assert.equal(config.MODEL_CACHE_DIR, "./data/models");
+  assert.equal(config.ALLOW_REMOTE_MODELS, true);
+  assert.equal(config.MAX_BODY_BYTES, 32 * 1024 * 1024);
+  assert.equal(config.MAX_DOCS_PER_REQUEST, 10_000);
+  assert.equal(config.MAX_DOC_ID_BYTES, 512);
+  assert.equal(config.MAX_DOC_TEXT_BYTES, 256 * 1024);
+  assert.equal(config.MAX_METADATA_BYTES, 16 * 1024);
+  assert.equal(config.MODELS_FILE, undefined);
+});
+
+Deno.test("values are parsed and bad ones are reported one line each", () => {
+  const config = parseConfig({ PORT: "9001", ALLOW_REMOTE_MODELS: "false", MAX_BODY_BYTES: "1024" });
+  assert.equal(config.PORT, 9001);
+  assert.equal(config.ALLOW_REMOTE_MODELS, false);
+  assert.equal(config.MAX_BODY_BYTES, 1024);
+  assert.throws(
+    () => parseConfig({ PORT: "http", MAX_DOCS_PER_REQUEST: "-1" }),
+    (error: Error) => {
+      const lines = error.message.split("\n");
+      assert.equal(lines.length, 2);
+      assert.match(lines[0]!, /^Invalid PORT/);
+      assert.match(lines[1]!, /^Invalid MAX_DOCS_PER_REQUEST/);
+      return true;
+    },
+  );
+});

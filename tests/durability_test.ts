@@ -1,0 +1,137 @@
+/** End-to-end: what survives a restart, failure without leftovers, and isolation between projects. */
+import assert from "node:assert/strict";
+import { Embedder } from "../src/embedding/embedder.ts";
+import { createProject } from "../src/projects/project_store.ts";
+import { readSnapshot } from "../src/storage/snapshot_store.ts";
+import { indexKey } from "../src/storage/kv_keys.ts";
+import type { IndexRecord } from "../src/storage/index_records.ts";
+import { assertJsonError, randomDoc, startTestServer, testModels } from "./_helpers.ts";
+
+Deno.test("every acknowledged write survives a restart", async () => {
+  let server = await startTestServer();
+  try {
+    const docs = [randomDoc({ a: 1 }), randomDoc(), randomDoc()];
+    await server.ok({ action: "createIndex", indexName: "keep", docs: docs.slice(0, 2) });
+    await server.ok({ action: "addDocs", indexName: "keep", docs: [docs[2]] });
+    await server.ok({ action: "deleteDocs", indexName: "keep", docIds: [docs[1]!.id] });
+    await server.ok({ action: "createIndex", indexName: "gone", docs: [] });
+    await server.ok({ action: "deleteIndex", indexName: "gone" });
+    const before = await server.ok({ action: "getIndex", indexName: "keep" });
+
+    server = await server.restart();
+    assert.deepEqual(await server.ok({ action: "getIndex", indexName: "keep" }), before);
+    const expected = [docs[0], docs[2]].sort((a, b) => a!.id < b!.id ? -1 : 1);
+    assert.deepEqual(await server.ok({ action: "getDocs", indexName: "keep" }), expected);
+    await assertJsonError(await server.call({ action: "getIndex", indexName: "gone" }), 404);
+    assert.equal((await server.ok<unknown[]>({ action: "listIndexes" })).length, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("the snapshot catches up with the latest write and holds every doc with its float32 vector", async () => {
+  const server = await startTestServer();
+  try {
+    const docs = [randomDoc({ k: "v" }), randomDoc(), randomDoc()];
+    await server.ok({ action: "createIndex", indexName: "snap", docs });
+    await server.ok({ action: "deleteDocs", indexName: "snap", docIds: [docs[0]!.id] });
+    await server.service.context.background.idle();
+    const record = (await server.kv.get<IndexRecord>(indexKey("default", "snap"))).value!;
+    const snapshot = await readSnapshot(server.kv, record.id);
+    assert.equal(snapshot?.revision, record.revision);
+    const ids = snapshot!.docs.map((change) => change.id);
+    assert.deepEqual(ids, [docs[1]!.id, docs[2]!.id].sort());
+    for (const change of snapshot!.docs) {
+      assert.ok(change.doc!.vector instanceof Float32Array);
+      assert.equal(change.doc!.vector.length, 32);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("when embedding fails, createIndex is 500 and leaves no index behind", async () => {
+  const models = await testModels();
+  const broken = await Deno.makeTempDir();
+  await Deno.mkdir(`${broken}/onnx`);
+  for (const file of ["config.json", "tokenizer.json", "tokenizer_config.json"]) {
+    await Deno.copyFile(`${models["svc-minilm"]!.source}/${file}`, `${broken}/${file}`);
+  }
+  await Deno.writeTextFile(`${broken}/onnx/model.onnx`, "this is not an onnx model");
+  const registry = { ...models, "svc-mediumlm": { source: broken, version: "broken-1" } };
+  const server = await startTestServer({
+    embedder: () => new Embedder(registry, { cacheDir: `${broken}/cache`, allowRemote: false }),
+  });
+  const originalError = console.error;
+  const logged: unknown[][] = [];
+  console.error = (...args: unknown[]) => logged.push(args);
+  try {
+    const response = await server.call({
+      action: "createIndex",
+      indexName: "doomed",
+      docs: [randomDoc()],
+      modelId: "svc-mediumlm",
+    });
+    const error = await assertJsonError(response, 500, /Cannot embed documents with model "svc-mediumlm"/);
+    assert.equal(error.action, "createIndex");
+    assert.doesNotMatch(error.error, /onnx|protobuf|\//i, "no internals in the message");
+    assert.equal(logged.length, 1, "the failure is logged once");
+    await assertJsonError(await server.call({ action: "getIndex", indexName: "doomed" }), 404);
+    await server.ok({ action: "createIndex", indexName: "fine", docs: [randomDoc()] });
+  } finally {
+    console.error = originalError;
+    await server.close();
+  }
+});
+
+Deno.test("two projects can use one index name without seeing each other", async () => {
+  const server = await startTestServer();
+  try {
+    const otherKey = (await createProject(server.kv, "other"))!;
+    const asOther = (body: Record<string, unknown>) =>
+      server.call({ ...body, projectId: "other" }, { "x-project-key": otherKey });
+    await server.ok({ action: "createIndex", indexName: "shared", docs: [{ id: "a", text: "mine" }] });
+    assert.equal((await asOther({ action: "createIndex", indexName: "shared", docs: [] })).status, 200);
+    assert.deepEqual(await (await asOther({ action: "getDocs", indexName: "shared" })).json(), []);
+    assert.deepEqual(await server.ok({ action: "getDocs", indexName: "shared" }), [{ id: "a", text: "mine" }]);
+    await server.ok({ action: "createIndex", indexName: "private", docs: [] });
+    const list = await (await asOther({ action: "listIndexes" })).json();
+    assert.deepEqual(list.map((index: { name: string }) => index.name), ["shared"]);
+    await assertJsonError(await asOther({ action: "getIndex", indexName: "private" }), 404);
+    const crossKey = await server.call({ action: "listIndexes", projectId: "other" });
+    await assertJsonError(crossKey, 403);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("unchanged texts are never embedded twice", async () => {
+  const embedded: string[] = [];
+  const models = await testModels();
+  class CountingEmbedder extends Embedder {
+    override embed(modelId: string, texts: string[]): Promise<Float32Array[]> {
+      embedded.push(...texts);
+      return super.embed(modelId, texts);
+    }
+  }
+  const server = await startTestServer({
+    embedder: () => new CountingEmbedder(models, { cacheDir: "unused", allowRemote: false }),
+  });
+  try {
+    await server.ok({
+      action: "createIndex",
+      indexName: "i",
+      docs: [{ id: "a", text: "same words" }, { id: "b", text: "same words" }, { id: "c", text: "other" }],
+    });
+    assert.deepEqual(embedded.sort(), ["other", "same words"]);
+    embedded.length = 0;
+    await server.ok({
+      action: "addDocs",
+      indexName: "i",
+      docs: [{ id: "a", text: "same words", metadata: { new: true } }, { id: "c", text: "changed" }],
+    });
+    assert.deepEqual(embedded, ["changed"]);
+  } finally {
+    await server.close();
+  }
+});

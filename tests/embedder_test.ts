@@ -1,0 +1,60 @@
+/** The embedder on generated models: real onnxruntime inference through transformers.js. */
+import assert from "node:assert/strict";
+import { Embedder } from "../src/embedding/embedder.ts";
+import { DEFAULT_MODEL_ID, readModelRegistry } from "../src/embedding/model_registry.ts";
+import { testModels } from "./_helpers.ts";
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  return a.reduce((sum, value, i) => sum + value * b[i]!, 0);
+}
+
+Deno.test("vectors are L2-normalised, deterministic, in input order, and independent of batching", async () => {
+  using embedder = new DisposableEmbedder(await testModels());
+  const texts = ["the cat runs", "a much longer text about the river and the forest in the morning", "dog"];
+  const batch = await embedder.embed(DEFAULT_MODEL_ID, texts);
+  assert.equal(batch.length, 3);
+  for (const [i, vector] of batch.entries()) {
+    assert.equal(vector.length, 32);
+    assert.ok(Math.abs(Math.hypot(...vector) - 1) < 1e-5);
+    const [alone] = await embedder.embed(DEFAULT_MODEL_ID, [texts[i]!]);
+    assert.ok(cosine(vector, alone!) > 0.9999, `text ${i} embeds the same alone and in a batch`);
+  }
+  assert.ok(cosine(batch[0]!, batch[1]!) < 0.999, "different texts get different vectors");
+  const [medium] = await embedder.embed("svc-mediumlm", ["dog"]);
+  assert.equal(medium!.length, 48);
+});
+
+Deno.test("a model that cannot load fails with an error, and the next call tries again", async () => {
+  const registry = { [DEFAULT_MODEL_ID]: { source: "/nonexistent/model/dir", version: "1" } };
+  using embedder = new DisposableEmbedder(registry);
+  await assert.rejects(() => embedder.embed(DEFAULT_MODEL_ID, ["x"]), /Cannot load model "svc-minilm"/);
+  await assert.rejects(() => embedder.embed(DEFAULT_MODEL_ID, ["x"]), /Cannot load model/);
+  assert.deepEqual(await embedder.embed(DEFAULT_MODEL_ID, []), []);
+});
+
+Deno.test("MODELS_FILE must have the documented shape and define the default model", async () => {
+  const dir = await Deno.makeTempDir();
+  const write = async (json: unknown) => {
+    await Deno.writeTextFile(`${dir}/models.json`, JSON.stringify(json));
+    return `${dir}/models.json`;
+  };
+  const good = { "svc-minilm": { source: "./m", version: "1", dtype: "q8" }, "x": { source: "org/x", version: "2" } };
+  assert.deepEqual(await readModelRegistry(await write(good)), good);
+  await assert.rejects(async () => readModelRegistry(await write({ x: { source: "a", version: "1" } })), /svc-minilm/);
+  await assert.rejects(async () => readModelRegistry(await write({ "svc-minilm": { source: "a" } })), /version/);
+  await assert.rejects(
+    async () => readModelRegistry(await write({ "svc-minilm": { source: "a", version: "1", dtype: "f64" } })),
+    /dtype/,
+  );
+  await assert.rejects(() => readModelRegistry(`${dir}/missing.json`), /Cannot read MODELS_FILE/);
+});
+
+/** An embedder released at the end of its scope. */
+class DisposableEmbedder extends Embedder {
+  constructor(registry: ConstructorParameters<typeof Embedder>[0]) {
+    super(registry, { cacheDir: "unused", allowRemote: false });
+  }
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}

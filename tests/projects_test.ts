@@ -1,0 +1,79 @@
+/** Unit: project keys, the project store and the `project` CLI commands, over an in-memory KV. */
+import assert from "node:assert/strict";
+import { generateProjectKey, hashProjectKey, verifyProjectKey } from "../src/projects/project_keys.ts";
+import { createProject, getProject, listProjects } from "../src/projects/project_store.ts";
+import { runProjectCommand } from "../src/cli/project_command.ts";
+import { authenticate } from "../src/api/authenticate.ts";
+import { ApiError } from "../src/http/api_error.ts";
+import { indexKey, projectKey, trashKey } from "../src/storage/kv_keys.ts";
+
+Deno.test("project keys are random, long, and verified only against their own hash", async () => {
+  const keys = new Set(Array.from({ length: 100 }, generateProjectKey));
+  assert.equal(keys.size, 100);
+  const key = [...keys][0]!;
+  assert.match(key, /^qk_[A-Za-z0-9_-]{43}$/, "256 bits, base64url");
+  const hash = await hashProjectKey(key);
+  assert.match(hash, /^[0-9a-f]{64}$/);
+  assert.ok(await verifyProjectKey(key, hash));
+  assert.ok(!await verifyProjectKey(`${key}x`, hash));
+  assert.ok(!await verifyProjectKey(key, "short"));
+});
+
+Deno.test("a project stores only the hash of its key", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const key = (await createProject(kv, "acme"))!;
+  const stored = await kv.get(projectKey("acme"));
+  assert.ok(!JSON.stringify(stored.value).includes(key));
+  assert.equal((await getProject(kv, "acme"))?.keyHash, await hashProjectKey(key));
+  assert.equal(await createProject(kv, "acme"), null, "an id is created once");
+  await assert.rejects(() => createProject(kv, "bad id!"), RangeError);
+});
+
+Deno.test("authenticate: 404 for an unknown project, 403 for a missing, wrong or foreign key", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const key = (await createProject(kv, "a"))!;
+  const otherKey = (await createProject(kv, "b"))!;
+  await authenticate(kv, "a", key);
+  const status = (promise: Promise<void>) =>
+    promise.then(() => 200, (error) => error instanceof ApiError ? error.status : 0);
+  assert.equal(await status(authenticate(kv, "zzz", key)), 404);
+  assert.equal(await status(authenticate(kv, "a", null)), 403);
+  assert.equal(await status(authenticate(kv, "a", "qk_nope")), 403);
+  assert.equal(await status(authenticate(kv, "a", otherKey)), 403);
+});
+
+Deno.test("cli: create prints one JSON line; list never shows keys; rotate-key invalidates the old key", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const created = await runProjectCommand(kv, ["create", "shop"]);
+  assert.equal(created.code, 0);
+  assert.equal(created.stdout.length, 1);
+  const { projectId, key } = JSON.parse(created.stdout[0]!);
+  assert.equal(projectId, "shop");
+  assert.equal((await runProjectCommand(kv, ["create", "shop"])).code, 1);
+
+  const listed = await runProjectCommand(kv, ["list"]);
+  assert.equal(listed.stdout.length, 1);
+  assert.ok(!listed.stdout[0]!.includes(key));
+  assert.equal(JSON.parse(listed.stdout[0]!).projectId, "shop");
+
+  const rotated = await runProjectCommand(kv, ["rotate-key", "shop"]);
+  const newKey = JSON.parse(rotated.stdout[0]!).key;
+  assert.notEqual(newKey, key);
+  await assert.rejects(() => authenticate(kv, "shop", key), ApiError);
+  await authenticate(kv, "shop", newKey);
+  assert.equal((await runProjectCommand(kv, ["rotate-key", "nobody"])).code, 1);
+  assert.equal((await runProjectCommand(kv, ["frobnicate"])).code, 1);
+  assert.equal((await runProjectCommand(kv, ["create"])).code, 1);
+});
+
+Deno.test("cli: delete removes the project and marks its indexes as garbage", async () => {
+  using kv = await Deno.openKv(":memory:");
+  await runProjectCommand(kv, ["create", "gone"]);
+  await kv.set(indexKey("gone", "i"), { id: "index-1" });
+  assert.equal((await runProjectCommand(kv, ["delete", "gone"])).code, 0);
+  assert.equal(await getProject(kv, "gone"), null);
+  assert.equal((await kv.get(indexKey("gone", "i"))).value, null);
+  assert.notEqual((await kv.get(trashKey("index-1"))).value, null);
+  assert.deepEqual(await listProjects(kv), []);
+  assert.equal((await runProjectCommand(kv, ["delete", "gone"])).code, 1);
+});

@@ -1,0 +1,163 @@
+/** Unit: the KV layout of documents, staged writes, snapshots and garbage collection, over an in-memory KV. */
+import assert from "node:assert/strict";
+import { changeMutations, type DocChange, listDocs, readDocHeads, readDocs } from "../src/storage/doc_records.ts";
+import { decodeDocChanges, encodeDocChanges } from "../src/storage/doc_change_codec.ts";
+import {
+  commitIndexChanges,
+  createIndexRecord,
+  deleteIndexRecord,
+  type IndexRecord,
+  readSettledIndex,
+} from "../src/storage/index_records.ts";
+import { readSnapshot, writeSnapshot } from "../src/storage/snapshot_store.ts";
+import { collectGarbage } from "../src/storage/garbage_collector.ts";
+import { batchMutations, MAX_CHUNK_BYTES } from "../src/storage/kv_batches.ts";
+import { docPartKey, indexKey } from "../src/storage/kv_keys.ts";
+
+function doc(text: string, metadata?: Record<string, unknown>) {
+  const vector = Float32Array.from({ length: 8 }, (_, i) => i / 8 + text.length);
+  return metadata === undefined ? { text, hash: `h-${text.length}`, vector } : { text, hash: "h", metadata, vector };
+}
+
+function record(overrides: Partial<IndexRecord> = {}): IndexRecord {
+  const now = new Date().toISOString();
+  return {
+    id: crypto.randomUUID(),
+    projectId: "p",
+    name: "i",
+    modelId: "m",
+    modelVersion: "1",
+    revision: 1,
+    docCount: 0,
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  };
+}
+
+async function countKeys(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
+  let count = 0;
+  for await (const _ of kv.list({ prefix })) count++;
+  return count;
+}
+
+Deno.test("a long text is split into parts below the value limit and read back whole", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const text = "ü🙂 long text ".repeat(20_000) + "\ud800 lone surrogate";
+  const change: DocChange = { id: "big", doc: doc(text, { k: "v" }), previousParts: 0 };
+  const mutations = changeMutations("idx", change);
+  assert.ok(mutations.length > 10);
+  await kv.atomic().mutate(...mutations).commit();
+  const read = await readDocs(kv, "idx", ["big"]);
+  assert.equal(read.length, 1);
+  const [id, stored] = read[0]!;
+  assert.equal(id, "big");
+  assert.equal(stored.text, text);
+  assert.deepEqual(stored.vector, change.doc!.vector);
+  const heads = await readDocHeads(kv, "idx", ["big", "missing"]);
+  assert.deepEqual([...heads.keys()], ["big"]);
+});
+
+Deno.test("a replaced doc with fewer parts leaves none of its old parts behind", async () => {
+  using kv = await Deno.openKv(":memory:");
+  await kv.atomic().mutate(...changeMutations("idx", { id: "d", doc: doc("x".repeat(40_000)), previousParts: 0 }))
+    .commit();
+  const parts = (await readDocHeads(kv, "idx", ["d"])).get("d")!.parts;
+  assert.ok(parts > 1);
+  await kv.atomic().mutate(...changeMutations("idx", { id: "d", doc: doc("short"), previousParts: parts })).commit();
+  assert.equal(await countKeys(kv, ["docs", "idx", "d"]), 1);
+  const listed = [];
+  for await (const [id, stored] of listDocs(kv, "idx")) listed.push([id, stored.text]);
+  assert.deepEqual(listed, [["d", "short"]]);
+  await kv.atomic().mutate(...changeMutations("idx", { id: "d", doc: null, previousParts: 1 })).commit();
+  assert.equal(await countKeys(kv, ["docs", "idx"]), 0);
+});
+
+Deno.test("the change codec round-trips ids, texts, metadata, deletions and float32 vectors", () => {
+  const changes: DocChange[] = [
+    { id: "ä-1", doc: doc("hello", { nested: { list: [1, "two", null] } }), previousParts: 3 },
+    { id: "gone", doc: null, previousParts: 2 },
+    { id: "", doc: doc(""), previousParts: 0 },
+  ];
+  const bytes = encodeDocChanges(changes);
+  assert.deepEqual(decodeDocChanges(bytes), changes);
+  const vectorBytes = 8 * 4;
+  assert.ok(bytes.byteLength < 200 + 2 * vectorBytes, "vectors are stored as 4-byte floats, once");
+});
+
+Deno.test("batches stay within the mutation and byte limits of one commit", () => {
+  const value = new Uint8Array(MAX_CHUNK_BYTES);
+  const mutations: Deno.KvMutation[] = Array.from({ length: 40 }, (_, i) => ({ type: "set", key: ["c", i], value }));
+  const batches = batchMutations(mutations);
+  assert.ok(batches.length >= 4);
+  for (const batch of batches) assert.ok(batch.length * MAX_CHUNK_BYTES <= 800 * 1024);
+  const small: Deno.KvMutation[] = Array.from({ length: 1200 }, (_, i) => ({ type: "delete", key: ["k", i] }));
+  assert.ok(batchMutations(small).every((batch) => batch.length <= 1000));
+});
+
+Deno.test("a large write is staged, made visible by one commit of the record, then applied", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const index = record();
+  assert.ok(await createIndexRecord(kv, index, []));
+  const entry = await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>;
+  const changes = Array.from({ length: 30 }, (_, i) => ({
+    id: `d${i}`,
+    doc: doc(`${i}`.padEnd(50_000, "z")),
+    previousParts: 0,
+  }));
+  const next = { ...index, revision: 2, docCount: 30 };
+  assert.ok(await commitIndexChanges(kv, entry, changes, next));
+  const settled = await readSettledIndex(kv, "p", "i");
+  assert.equal(settled.value?.pending, undefined);
+  assert.equal(settled.value?.docCount, 30);
+  assert.equal(await countKeys(kv, ["staged"]), 0, "staged chunks are deleted once applied");
+  const stored = await readDocs(kv, index.id, ["d7"]);
+  assert.equal(stored[0]![1].text, changes[7]!.doc.text);
+  assert.ok(!await commitIndexChanges(kv, entry, changes, next), "a stale record is a conflict");
+  assert.equal(await countKeys(kv, ["staged"]), 0, "a conflicting write leaves no staged chunks");
+});
+
+Deno.test("a pending batch left by a crash is applied by the next reader", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const index = record();
+  const changes: DocChange[] = [{ id: "a", doc: doc("after the crash"), previousParts: 0 }];
+  const chunk = encodeDocChanges(changes);
+  await kv.set(["staged", index.id, "batch-1", 0], chunk);
+  await kv.set(indexKey("p", "i"), { ...index, docCount: 1, pending: { batchId: "batch-1", chunks: 1 } });
+  const settled = await readSettledIndex(kv, "p", "i");
+  assert.equal(settled.value?.pending, undefined);
+  assert.equal((await readDocs(kv, index.id, ["a"]))[0]![1].text, "after the crash");
+});
+
+Deno.test("createIndexRecord refuses a taken name and leaves the loser's documents as garbage", async () => {
+  using kv = await Deno.openKv(":memory:");
+  assert.ok(await createIndexRecord(kv, record(), []));
+  const loser = record();
+  const many = Array.from({ length: 20 }, (_, i) => ({ id: `d${i}`, doc: doc("y".repeat(60_000)), previousParts: 0 }));
+  assert.ok(!await createIndexRecord(kv, loser, many));
+  assert.equal(await collectGarbage(kv), 1);
+  assert.equal(await countKeys(kv, ["docs", loser.id]), 0);
+  assert.equal(await countKeys(kv, ["trash"]), 0);
+});
+
+Deno.test("snapshots swap by pointer, drop the old version, and leave nothing once the index is collected", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const index = record();
+  const docs = [{ id: "a", doc: doc("alpha"), previousParts: 0 }, { id: "b", doc: doc("beta"), previousParts: 0 }];
+  assert.ok(await createIndexRecord(kv, index, docs));
+  let entry = await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>;
+  assert.ok(await writeSnapshot(kv, entry));
+  assert.ok(await writeSnapshot(kv, entry));
+  assert.equal(await countKeys(kv, ["snapshot_chunks", index.id]), 1, "the first version was collected");
+  assert.deepEqual((await readSnapshot(kv, index.id))?.docs, docs);
+
+  await kv.set(docPartKey(index.id, "c", 0), (await kv.get(docPartKey(index.id, "a", 0))).value);
+  await kv.set(entry.key, { ...entry.value, revision: 2 });
+  assert.ok(!await writeSnapshot(kv, entry), "a snapshot of a changed index is refused");
+  entry = await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>;
+  assert.ok(await deleteIndexRecord(kv, entry));
+  await collectGarbage(kv);
+  for (const prefix of [["docs"], ["snapshot"], ["snapshot_chunks"], ["staged"], ["trash"]]) {
+    assert.equal(await countKeys(kv, prefix), 0, `nothing left under ${prefix}`);
+  }
+});
