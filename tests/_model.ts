@@ -302,3 +302,13 @@ function tensorInfo(name: string, elemType: number, dims: (string | number)[]): 
 function bytesOf(data: Float32Array | BigInt64Array): Uint8Array {
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
+
+if (import.meta.main) {
+  const [dir, shape = "tiny"] = Deno.args;
+  if (dir === undefined || (shape !== "tiny" && shape !== "minilm")) {
+    console.error("Usage: deno run --allow-write tests/_model.ts <dir> [tiny|minilm]");
+    Deno.exit(2);
+  }
+  await writeBertModel(dir, shape === "tiny" ? TINY_BERT : MINILM_SHAPE);
+  console.log(`Wrote a generated ${shape} BERT model to ${dir}`);
+}
