@@ -36,6 +36,8 @@ export interface TestServer {
   service: RunningService;
   /** The key of the `default` project. */
   key: string;
+  /** Sends a raw body to `POST /manage` with the JSON type, version and key headers unless `headers` override them. */
+  send(body: BodyInit, headers?: Record<string, string>): Promise<Response>;
   /** Sends `body` to `POST /manage` as the `default` project unless `body` or `headers` say otherwise. */
   call(body: Record<string, unknown>, headers?: Record<string, string>): Promise<Response>;
   /** Calls and asserts a 200, returning the parsed body. */
@@ -66,12 +68,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   let key = options.key ?? "";
   const service = await startService(kv, embedder, config, { onDefaultProject: (created) => key = created });
   const url = `http://127.0.0.1:${service.addr.port}/manage`;
-  const call = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  const send = (body: BodyInit, headers: Record<string, string> = {}) =>
     fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", "x-service-version": "v1", "x-project-key": key, ...headers },
-      body: JSON.stringify({ projectId: "default", ...body }),
+      body,
     });
+  const call = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    send(JSON.stringify({ projectId: "default", ...body }), headers);
   const close = async () => {
     await service.shutdown();
     await embedder.dispose();
@@ -83,6 +87,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     kv,
     service,
     key,
+    send,
     call,
     async ok<T>(body: Record<string, unknown>): Promise<T> {
       const response = await call(body);

@@ -29,18 +29,15 @@ Deno.test("method, path, content type and body are checked before anything else"
       assert.equal(response.status, 200);
       await response.body?.cancel();
     });
-    const raw = (body: string) =>
-      fetch(server.url, {
-        method: "POST",
-        body,
-        headers: { "content-type": "application/json", "x-service-version": "v1", "x-project-key": server.key },
-      });
     await t.step("invalid JSON is 400", async () => {
-      await assertJsonError(await raw("{nope"), 400, /not valid JSON/);
+      await assertJsonError(await server.send("{nope"), 400, /not valid JSON/);
+    });
+    await t.step("invalid UTF-8 is 400", async () => {
+      await assertJsonError(await server.send(new Uint8Array([0x7b, 0xff, 0x7d])), 400, /UTF-8/);
     });
     await t.step("JSON that is not an object is 400", async () => {
-      await assertJsonError(await raw("[1,2]"), 400, /must be a JSON object/);
-      await assertJsonError(await raw("null"), 400, /must be a JSON object/);
+      await assertJsonError(await server.send("[1,2]"), 400, /must be a JSON object/);
+      await assertJsonError(await server.send("null"), 400, /must be a JSON object/);
     });
   } finally {
     await server.close();
@@ -58,12 +55,7 @@ Deno.test("a body over MAX_BODY_BYTES is 413, also when streamed without a lengt
         controller.close();
       },
     });
-    const response = await fetch(server.url, {
-      method: "POST",
-      body: stream,
-      headers: { "content-type": "application/json", "x-service-version": "v1", "x-project-key": server.key },
-    });
-    await assertJsonError(response, 413);
+    await assertJsonError(await server.send(stream), 413);
   } finally {
     await server.close();
   }
@@ -79,7 +71,7 @@ Deno.test("x-service-version must be v1, and the error says so", async () => {
       body: JSON.stringify({ action: "listIndexes", projectId: "default" }),
       headers: { "content-type": "application/json", "x-project-key": server.key },
     });
-    await assertJsonError(missing, 400, /x-service-version/);
+    await assertJsonError(missing, 400, /Missing header "x-service-version"/);
   } finally {
     await server.close();
   }
@@ -185,11 +177,7 @@ Deno.test("metadata with prototype keys is stored and returned as given", async 
   try {
     const body = '{"action":"createIndex","projectId":"default","indexName":"p",' +
       '"docs":[{"id":"a","text":"t","metadata":{"__proto__":{"x":1},"constructor":"c"}}]}';
-    const response = await fetch(server.url, {
-      method: "POST",
-      body,
-      headers: { "content-type": "application/json", "x-service-version": "v1", "x-project-key": server.key },
-    });
+    const response = await server.send(body);
     assert.equal(response.status, 200, await response.text());
     const docs = await server.ok<{ metadata: Record<string, unknown> }[]>({ action: "getDocs", indexName: "p" });
     const metadata = docs[0]!.metadata;

@@ -5,6 +5,7 @@
  * Vectors are stored once, as float32, never as JSON numbers.
  */
 import type { DocChange, StoredDoc } from "./doc_records.ts";
+import { joinChunks } from "./kv_batches.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -12,7 +13,6 @@ const decoder = new TextDecoder();
 /** Encodes changes into one byte array. */
 export function encodeDocChanges(changes: Iterable<DocChange>): Uint8Array {
   const parts: Uint8Array[] = [];
-  let total = 0;
   for (const change of changes) {
     const id = encoder.encode(change.id);
     const json = change.doc === null ? undefined : encoder.encode(JSON.stringify(contentOf(change.doc)));
@@ -37,15 +37,8 @@ export function encodeDocChanges(changes: Iterable<DocChange>): Uint8Array {
       }
     }
     parts.push(bytes);
-    total += size;
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
+  return joinChunks(parts);
 }
 
 /** Decodes what {@link encodeDocChanges} wrote. */
