@@ -58,10 +58,12 @@ export async function rotateProjectKey(kv: Deno.Kv, projectId: string): Promise<
 export async function deleteProject(kv: Deno.Kv, projectId: string): Promise<boolean> {
   const entry = await kv.get<ProjectRecord>(projectKey(projectId));
   if (entry.value === null) return false;
-  await kv.delete(projectKey(projectId));
+  // Indexes go first: a crash halfway leaves a project with fewer indexes, never indexes that a project created
+  // later under the same id would inherit.
   const marker: TrashMarker = { reason: "deleted", since: Date.now() };
   for await (const index of kv.list<IndexRecord>({ prefix: indexesPrefix(projectId) })) {
     await kv.atomic().check(index).delete(index.key).set(trashKey(index.value.id), marker).commit();
   }
+  await kv.delete(projectKey(projectId));
   return true;
 }
