@@ -1,5 +1,6 @@
 /** Reads a request body as a JSON object, never buffering more than the limit. */
 import { ApiError } from "./api_error.ts";
+import { concatBytes } from "../concat_bytes.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -23,15 +24,9 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
       chunks.push(value);
     }
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
   let text: string;
   try {
-    text = decoder.decode(bytes);
+    text = decoder.decode(concatBytes(chunks));
   } catch {
     throw new ApiError(400, "Request body is not valid UTF-8");
   }

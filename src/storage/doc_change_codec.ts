@@ -5,7 +5,7 @@
  * Vectors are stored once, as float32, never as JSON numbers.
  */
 import type { DocChange, StoredDoc } from "./doc_records.ts";
-import { joinChunks } from "./kv_batches.ts";
+import { concatBytes } from "../concat_bytes.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -38,7 +38,7 @@ export function encodeDocChanges(changes: Iterable<DocChange>): Uint8Array {
     }
     parts.push(bytes);
   }
-  return joinChunks(parts);
+  return concatBytes(parts);
 }
 
 /** Decodes what {@link encodeDocChanges} wrote. */

@@ -6,7 +6,8 @@
 import { changeMutations, type DocChange } from "./doc_records.ts";
 import { decodeDocChanges, encodeDocChanges } from "./doc_change_codec.ts";
 import { indexKey, stagedBatchPrefix, stagedChunkKey, trashKey } from "./kv_keys.ts";
-import { batchMutations, chunkBytes, commitInBatches, deleteTrees, joinChunks, readChunks } from "./kv_batches.ts";
+import { batchMutations, chunkBytes, commitInBatches, deleteTrees, readChunks } from "./kv_batches.ts";
+import { concatBytes } from "../concat_bytes.ts";
 
 /** A staged batch of changes that the record has made visible but the document records do not show yet. */
 export interface PendingBatch {
@@ -112,7 +113,7 @@ async function applyPendingBatch(kv: Deno.Kv, entry: Deno.KvEntry<IndexRecord>):
   const keys = Array.from({ length: pending.chunks }, (_, seq) => stagedChunkKey(entry.value.id, pending.batchId, seq));
   const chunks = await readChunks(kv, keys);
   if (chunks === null) return; // Another process has applied this batch and deleted its chunks.
-  const changes = decodeDocChanges(joinChunks(chunks));
+  const changes = decodeDocChanges(concatBytes(chunks));
   const mutations = changes.flatMap((change) => changeMutations(entry.value.id, change));
   if (!await commitInBatches(kv, mutations, [entry])) return;
   const { pending: _, ...settled } = entry.value;

@@ -82,18 +82,6 @@ export function chunkBytes(bytes: Uint8Array): Uint8Array[] {
   return chunks;
 }
 
-/** Joins chunks back into one byte array. */
-export function joinChunks(chunks: Uint8Array[]): Uint8Array {
-  const total = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
-
 /** Reads byte chunks by key, ten at a time; returns null when any of them is missing. */
 export async function readChunks(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Uint8Array[] | null> {
   const chunks: Uint8Array[] = [];

@@ -7,7 +7,8 @@ import { type DocChange, listDocs } from "./doc_records.ts";
 import { decodeDocChanges, encodeDocChanges } from "./doc_change_codec.ts";
 import type { IndexRecord } from "./index_records.ts";
 import { snapshotChunkKey, snapshotChunksPrefix, snapshotPointerKey } from "./kv_keys.ts";
-import { chunkBytes, commitInBatches, deleteTrees, joinChunks, readChunks } from "./kv_batches.ts";
+import { chunkBytes, commitInBatches, deleteTrees, readChunks } from "./kv_batches.ts";
+import { concatBytes } from "../concat_bytes.ts";
 
 /** The pointer to one snapshot version and the index revision it shows. */
 export interface SnapshotPointer {
@@ -60,5 +61,5 @@ export async function readSnapshot(kv: Deno.Kv, indexId: string): Promise<Snapsh
   const keys = Array.from({ length: chunks }, (_, seq) => snapshotChunkKey(indexId, versionId, seq));
   const parts = await readChunks(kv, keys);
   if (parts === null) throw new Error(`Snapshot version "${versionId}" of index "${indexId}" has missing chunks`);
-  return { revision, docs: decodeDocChanges(joinChunks(parts)) };
+  return { revision, docs: decodeDocChanges(concatBytes(parts)) };
 }
