@@ -20,6 +20,7 @@ const configSchema = z.object({
   MAX_DOC_ID_BYTES: positiveInt(512),
   MAX_DOC_TEXT_BYTES: positiveInt(256 * 1024),
   MAX_METADATA_BYTES: positiveInt(16 * 1024),
+  SEARCH_CACHE_INDEXES: positiveInt(64),
 });
 
 /** The parsed configuration; names match the environment variables. */
@@ -46,6 +47,7 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   MAX_DOC_ID_BYTES: "Longest document id in UTF-8 bytes (default 512)",
   MAX_DOC_TEXT_BYTES: "Longest document text in UTF-8 bytes (default 262144)",
   MAX_METADATA_BYTES: "Largest document metadata as JSON, in UTF-8 bytes (default 16384)",
+  SEARCH_CACHE_INDEXES: "Most indexes kept in memory for search, least recently searched out first (default 64)",
 };
 
 /** Parses `env`; throws an Error with one line per bad variable. */

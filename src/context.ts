@@ -1,9 +1,10 @@
-/** What every action needs: storage, the embedder, limits and the per-index write lock. */
+/** What every action needs: storage, the embedder, limits, the per-index write lock and the search indexes. */
 import type { Limits } from "./config.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import type { BackgroundTasks } from "./concurrency/background_tasks.ts";
 import type { KeyedMutex } from "./concurrency/keyed_mutex.ts";
 import type { SnapshotScheduler } from "./storage/snapshot_scheduler.ts";
+import type { SearchIndexCache } from "./search/search_index_cache.ts";
 
 /** The shared parts of the running service. */
 export interface ServiceContext {
@@ -13,6 +14,8 @@ export interface ServiceContext {
   /** Serialises writes to one index within this process. */
   indexLocks: KeyedMutex;
   snapshots: SnapshotScheduler;
+  /** The in-memory search state of recently searched indexes. */
+  searchIndexes: SearchIndexCache;
   background: BackgroundTasks;
 }
 

@@ -5,6 +5,7 @@ import type { Embedder } from "./embedding/embedder.ts";
 import { BackgroundTasks } from "./concurrency/background_tasks.ts";
 import { KeyedMutex } from "./concurrency/keyed_mutex.ts";
 import { SnapshotScheduler } from "./storage/snapshot_scheduler.ts";
+import { SearchIndexCache } from "./search/search_index_cache.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
 import { createManageHandler } from "./http/manage_handler.ts";
 import { createProject, listProjects } from "./projects/project_store.ts";
@@ -47,6 +48,7 @@ export async function startService(
     limits: limitsOf(config),
     indexLocks: new KeyedMutex(),
     snapshots: new SnapshotScheduler(kv, background),
+    searchIndexes: new SearchIndexCache(kv, config.SEARCH_CACHE_INDEXES),
     background,
   };
   background.run("collect garbage", () => collectGarbage(kv));

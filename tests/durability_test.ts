@@ -72,7 +72,7 @@ Deno.test("when embedding fails, createIndex is 500 and leaves no index behind",
       docs: [randomDoc()],
       modelId: "svc-mediumlm",
     });
-    const error = await assertJsonError(response, 500, /Cannot embed documents with model "svc-mediumlm"/);
+    const error = await assertJsonError(response, 500, /Cannot embed with model "svc-mediumlm"/);
     assert.equal(error.action, "createIndex");
     assert.doesNotMatch(error.error, /onnx|protobuf|\//i, "no internals in the message");
     assert.equal(logged.length, 1, "the failure is logged once");

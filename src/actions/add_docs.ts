@@ -7,6 +7,7 @@ import { nextTimestamp } from "./index_view.ts";
 import { indexNotFound } from "./index_not_found.ts";
 import { retryOnConflict } from "./conflict_retries.ts";
 import { toStoredDocs } from "./stored_docs.ts";
+import { indexModelId } from "./index_model.ts";
 
 /** What `addDocs` answers; `skipped` is present only with `options.upsert: false`. */
 export interface AddDocsResult {
@@ -28,7 +29,7 @@ export async function addDocs(ctx: ServiceContext, request: RequestOf<"addDocs">
       const heads = await readDocHeads(ctx.kv, index.id, docs.map((doc) => doc.id));
       for (const head of heads.values()) vectors.set(head.hash, vectorOf(head));
       const written = upsert ? docs : docs.filter((doc) => !heads.has(doc.id));
-      const stored = await toStoredDocs(ctx, index.modelId, written, vectors);
+      const stored = await toStoredDocs(ctx, indexModelId(ctx, index), written, vectors);
       const changes: DocChange[] = written.map((doc, i) => ({
         id: doc.id,
         doc: stored[i]!,
@@ -42,6 +43,7 @@ export async function addDocs(ctx: ServiceContext, request: RequestOf<"addDocs">
         updatedAt: nextTimestamp(index.updatedAt),
       };
       if (!await commitIndexChanges(ctx.kv, entry as Deno.KvEntry<IndexRecord>, changes, next)) return undefined;
+      ctx.searchIndexes.applyWrite(index.id, index.revision, next.revision, changes);
       ctx.snapshots.schedule(projectId, indexName);
       const result: AddDocsResult = { added, updated: written.length - added };
       if (!upsert) result.skipped = docs.length - written.length;

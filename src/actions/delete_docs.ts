@@ -25,6 +25,7 @@ export async function deleteDocs(ctx: ServiceContext, request: RequestOf<"delete
         updatedAt: nextTimestamp(index.updatedAt),
       };
       if (!await commitIndexChanges(ctx.kv, entry as Deno.KvEntry<IndexRecord>, changes, next)) return undefined;
+      ctx.searchIndexes.applyWrite(index.id, index.revision, next.revision, changes);
       ctx.snapshots.schedule(projectId, indexName);
       return { deleted: changes.length };
     }));

@@ -2,9 +2,8 @@
 import type { ServiceContext } from "../context.ts";
 import type { DocInput } from "../api/request_schemas.ts";
 import type { StoredDoc } from "../storage/doc_records.ts";
-import { EmbeddingError } from "../embedding/embedder.ts";
-import { ApiError } from "../http/api_error.ts";
 import { sha256Hex } from "../sha256_hex.ts";
+import { embedTexts } from "./embed_texts.ts";
 
 /**
  * Builds stored documents for `docs`. Vectors come from `known` (by the SHA-256 of the text) where possible; the other texts are
@@ -22,13 +21,7 @@ export async function toStoredDocs(
     if (!known.has(hashes[i]!)) missing.set(hashes[i]!, doc.text);
   });
   if (missing.size > 0) {
-    let vectors: Float32Array[];
-    try {
-      vectors = await ctx.embedder.embed(modelId, [...missing.values()]);
-    } catch (error) {
-      if (!(error instanceof EmbeddingError)) throw error;
-      throw new ApiError(500, `Cannot embed documents with model "${modelId}"`, { cause: error });
-    }
+    const vectors = await embedTexts(ctx, { modelId, texts: [...missing.values()] });
     [...missing.keys()].forEach((hash, i) => known.set(hash, vectors[i]!));
   }
   return docs.map((doc, i) => {

@@ -8,6 +8,7 @@ import { deleteIndex } from "../actions/delete_index.ts";
 import { addDocs } from "../actions/add_docs.ts";
 import { deleteDocs } from "../actions/delete_docs.ts";
 import { getDocs } from "../actions/get_docs.ts";
+import { search } from "../actions/search.ts";
 
 /** Runs the action that `request` names and returns its success body. */
 export function dispatch(ctx: ServiceContext, request: ManageRequest): Promise<unknown> {
@@ -26,5 +27,7 @@ export function dispatch(ctx: ServiceContext, request: ManageRequest): Promise<u
       return deleteDocs(ctx, request);
     case "getDocs":
       return getDocs(ctx, request);
+    case "search":
+      return search(ctx, request);
   }
 }

@@ -1,6 +1,9 @@
 /** The zod schemas of every action's request body, built for the configured limits. */
 import { z } from "zod";
 import type { Limits } from "../config.ts";
+import { FilterSyntaxError, parseFilter } from "../search/metadata_filter.ts";
+import { SEARCH_MODES } from "../search/search_index.ts";
+import { HIT_FIELDS } from "../actions/search.ts";
 
 /** Every action of `POST /manage`. */
 export const ACTIONS = [
@@ -11,6 +14,7 @@ export const ACTIONS = [
   "addDocs",
   "deleteDocs",
   "getDocs",
+  "search",
 ] as const;
 
 /** One action name. */
@@ -86,6 +90,38 @@ function docIdsSchema(limits: Limits) {
   });
 }
 
+/** A metadata filter, parsed into a predicate; a malformed one is an issue at the bad operator or path. */
+const filterSchema = z.unknown().transform((value, ctx) => {
+  try {
+    return parseFilter(value);
+  } catch (error) {
+    if (!(error instanceof FilterSyntaxError)) throw error;
+    ctx.addIssue({ code: "custom", path: error.path, message: error.message });
+    return z.NEVER;
+  }
+});
+
+function searchSchema(limits: Limits) {
+  return z.object({
+    action: z.literal("search"),
+    projectId: z.string(),
+    indexName: indexNameSchema,
+    query: z.string().refine((query) => byteLength(query) <= limits.maxDocTextBytes, {
+      message: `must be at most ${limits.maxDocTextBytes} bytes`,
+    }),
+    mode: z.enum(SEARCH_MODES).optional(),
+    limit: z.number().int().min(1).max(100).optional(),
+    offset: z.number().int().min(0).optional(),
+    filter: filterSchema.optional(),
+    include: z.array(z.enum(HIT_FIELDS)).optional(),
+  }).superRefine((request, ctx) => {
+    const mode = request.mode ?? "hybrid";
+    if (mode !== "vector" && request.query.trim() === "") {
+      ctx.addIssue({ code: "custom", path: ["query"], message: `must not be empty or blank in "${mode}" mode` });
+    }
+  });
+}
+
 /** Builds the schema of a request body, a union discriminated on `action`. */
 export function requestSchema(limits: Limits) {
   const base = { projectId: z.string() };
@@ -116,6 +152,7 @@ export function requestSchema(limits: Limits) {
       ...indexed,
       options: z.object({ docIds: docIdsSchema(limits).optional() }).optional(),
     }),
+    searchSchema(limits),
   ]);
 }
 

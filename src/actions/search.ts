@@ -1,0 +1,74 @@
+/** `search`: full-text, vector or hybrid retrieval over one index, filtered by metadata. */
+import type { ServiceContext } from "../context.ts";
+import type { RequestOf } from "../api/request_schemas.ts";
+import { readSettledIndex } from "../storage/index_records.ts";
+import type { SearchIndex } from "../search/search_index.ts";
+import { indexNotFound } from "./index_not_found.ts";
+import { indexModelId } from "./index_model.ts";
+import { embedTexts } from "./embed_texts.ts";
+
+/** What a hit may show besides its id. */
+export const HIT_FIELDS = ["text", "metadata", "score"] as const;
+
+/** One search hit; fields outside the request's `include` are absent, and so is `metadata` when the doc has none. */
+export interface SearchHit {
+  id: string;
+  score?: number;
+  text?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** What `search` answers. */
+export interface SearchResult {
+  hits: SearchHit[];
+  /** How many documents matched, before `limit` and `offset`. */
+  total: number;
+  tookMs: number;
+}
+
+/** Searches the latest acknowledged state of an index; 404 if unknown. */
+export async function search(ctx: ServiceContext, request: RequestOf<"search">): Promise<SearchResult> {
+  const started = performance.now();
+  const entry = await readSettledIndex(ctx.kv, request.projectId, request.indexName);
+  if (entry.value === null) throw indexNotFound(request.indexName);
+  const record = entry.value;
+  const mode = request.mode ?? "hybrid";
+  const index = await ctx.searchIndexes.get(record);
+  if (index.size === 0) return { hits: [], total: 0, tookMs: elapsedMs(started) };
+  const [vector] = mode === "fulltext"
+    ? []
+    : await embedTexts(ctx, { modelId: indexModelId(ctx, record), texts: [request.query] });
+  const page = index.search({
+    mode,
+    text: request.query,
+    vector,
+    filter: request.filter,
+    offset: request.offset ?? 0,
+    limit: request.limit ?? 10,
+  });
+  const include = new Set(request.include ?? HIT_FIELDS);
+  return {
+    hits: page.hits.map(({ id, score }) => toHit(index, { id, score, include })),
+    total: page.total,
+    tookMs: elapsedMs(started),
+  };
+}
+
+function elapsedMs(since: number): number {
+  return Math.round((performance.now() - since) * 1000) / 1000;
+}
+
+interface HitSource {
+  id: string;
+  score: number;
+  include: Set<string>;
+}
+
+function toHit(index: SearchIndex, { id, score, include }: HitSource): SearchHit {
+  const hit: SearchHit = { id };
+  const content = index.content(id)!;
+  if (include.has("score")) hit.score = score;
+  if (include.has("text")) hit.text = content.text;
+  if (include.has("metadata") && content.metadata !== undefined) hit.metadata = content.metadata;
+  return hit;
+}
