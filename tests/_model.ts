@@ -38,9 +38,20 @@ export const MINILM_SHAPE: BertShape = {
   seed: 7,
 };
 
+/** A fast model with MiniLM's 384 dimensions: one layer, so that benchmarks can embed many documents quickly. */
+export const FAST_384_SHAPE: BertShape = {
+  layers: 1,
+  hidden: 384,
+  heads: 12,
+  intermediate: 1536,
+  vocab: 4096,
+  seed: 11,
+};
+
 const MAX_POSITIONS = 512;
 const SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"];
-const WORDS = ("the of and to in is for on with as by at from that this it be are was or an not but " +
+/** The whole words every generated vocabulary holds, for fixtures that should tokenize without [UNK]. */
+export const VOCAB_WORDS = ("the of and to in is for on with as by at from that this it be are was or an not but " +
   "all can has have more new one will about into than some time what when which who why how where " +
   "search index document text vector model embed query data project key service store database " +
   "cat dog bird fish horse cow sheep lion tiger bear wolf fox mouse snake frog duck owl " +
@@ -67,7 +78,7 @@ export async function writeBertModel(dir: string, shape: BertShape): Promise<voi
 
 function buildVocab(size: number): string[] {
   const chars = "abcdefghijklmnopqrstuvwxyz0123456789.,!?;:'\"()-_/&%$#@*+=<>[]{}";
-  const tokens = [...SPECIAL_TOKENS, ...chars, ...[...chars].map((c) => `##${c}`), ...new Set(WORDS)];
+  const tokens = [...SPECIAL_TOKENS, ...chars, ...[...chars].map((c) => `##${c}`), ...new Set(VOCAB_WORDS)];
   if (tokens.length > size) throw new Error(`Vocabulary size ${size} is below the minimum ${tokens.length}`);
   const syllables = ["ka", "lo", "mi", "nu", "re", "sa", "ti", "vo", "xe", "zu", "ba", "de", "fi", "go", "hu"];
   for (let n = 0; tokens.length < size; n++) {
