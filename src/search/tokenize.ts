@@ -1,13 +1,12 @@
 /**
  * Splits text into the terms that full-text search matches: lower-cased, without diacritics, split at every
- * character that is not a letter or a digit, in any script. Each term appears once, as Orama's scoring expects.
+ * character that is not a letter or a digit, in any script.
  */
 
 const DIACRITICS = /\p{M}+/gu;
 const SEPARATORS = /[^\p{L}\p{N}]+/u;
 
-/** The distinct terms of `text`, in order of first appearance. */
+/** The terms of `text` in order, repeats included. */
 export function tokenize(text: string): string[] {
-  const terms = text.normalize("NFKD").replace(DIACRITICS, "").toLowerCase().split(SEPARATORS);
-  return [...new Set(terms.filter((term) => term !== ""))];
+  return text.normalize("NFKD").replace(DIACRITICS, "").toLowerCase().split(SEPARATORS).filter((term) => term !== "");
 }
