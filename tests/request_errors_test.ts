@@ -128,6 +128,17 @@ Deno.test("invalid action fields are 400, naming the field and the element", asy
       ["an empty id", { action: "createIndex", indexName: "n", docs: [{ id: "", text: "t" }] }, /"docs\[0\]\.id"/],
       ["a numeric id", { action: "addDocs", indexName: "i", docs: [{ id: 7, text: "t" }] }, /"docs\[0\]\.id"/],
       [
+        "an id with a lone surrogate",
+        { action: "addDocs", indexName: "i", docs: [{ id: "ok", text: "t" }, { id: "a\ud800", text: "t" }] },
+        /"docs\[1\]\.id": must not contain lone surrogates/,
+      ],
+      [
+        "a text with a lone surrogate",
+        { action: "addDocs", indexName: "i", docs: [{ id: "a", text: "\udc00 t" }] },
+        /"docs\[0\]\.text": must not contain lone surrogates/,
+      ],
+      ["an indexName with a lone surrogate", { action: "getIndex", indexName: "\ud83d" }, /"indexName": must not/],
+      [
         "metadata that is not an object",
         { action: "addDocs", indexName: "i", docs: [{ id: "a", text: "t" }, { id: "b", text: "t", metadata: [1] }] },
         /"docs\[1\]\.metadata": expected a JSON object/,

@@ -143,4 +143,7 @@ Deno.test("tokenize lower-cases, strips diacritics and splits any script", () =>
     "42",
   ]);
   assert.deepEqual(tokenize("  ...  "), []);
+  assert.deepEqual(tokenize("ﬁle x² Ⅻ"), ["file", "x2", "xii"], "compatibility characters fold");
+  assert.deepEqual(tokenize("काम कम"), ["काम", "कम"], "vowel signs of other scripts stay");
+  assert.deepEqual(tokenize("한국어 Ελληνικά"), ["한국어", "ελληνικα"]);
 });

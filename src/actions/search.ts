@@ -33,11 +33,10 @@ export async function search(ctx: ServiceContext, request: RequestOf<"search">):
   if (entry.value === null) throw indexNotFound(request.indexName);
   const record = entry.value;
   const mode = request.mode ?? "hybrid";
+  const modelId = mode === "fulltext" ? undefined : indexModelId(ctx, record);
   const index = await ctx.searchIndexes.get(record);
   if (index.size === 0) return { hits: [], total: 0, tookMs: elapsedMs(started) };
-  const [vector] = mode === "fulltext"
-    ? []
-    : await embedTexts(ctx, { modelId: indexModelId(ctx, record), texts: [request.query] });
+  const [vector] = modelId === undefined ? [] : await embedTexts(ctx, { modelId, texts: [request.query] });
   const page = index.search({
     mode,
     text: request.query,

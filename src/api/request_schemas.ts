@@ -31,9 +31,17 @@ function byteLength(text: string): number {
   return encoder.encode(text).byteLength;
 }
 
+/**
+ * A string that is well-formed Unicode. A lone surrogate (`"\ud800"` in JSON) has no UTF-8 form: KV keys and the
+ * storage codecs would turn it into U+FFFD, so that two different ids could collide.
+ */
+function unicodeString() {
+  return z.string().refine((value) => value.isWellFormed(), { message: "must not contain lone surrogates" });
+}
+
 /** An index name: 1 to 256 characters, none of them a control character. */
 // deno-lint-ignore no-control-regex
-const indexNameSchema = z.string().min(1).max(256).regex(/^[^\u0000-\u001f\u007f]+$/, {
+const indexNameSchema = unicodeString().min(1).max(256).regex(/^[^\u0000-\u001f\u007f]+$/, {
   message: "must not contain control characters",
 });
 
@@ -44,8 +52,8 @@ const metadataSchema = z.custom<Record<string, unknown>>(
 
 function docSchema(limits: Limits) {
   return z.object({
-    id: z.string().min(1, { message: "must not be empty" }),
-    text: z.string(),
+    id: unicodeString().min(1, { message: "must not be empty" }),
+    text: unicodeString(),
     metadata: metadataSchema.optional(),
   }).superRefine((doc, ctx) => {
     const tooBig = (path: string, what: string, bytes: number, limit: number) =>

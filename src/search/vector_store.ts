@@ -68,7 +68,8 @@ export class VectorStore {
       for (let i = 0; i < dims; i++) dot += query[i]! * data[base + i]!;
       const norms = queryNorm * this.#norms[slot]!;
       result.ids.push(id);
-      result.scores.push(norms === 0 ? 0 : dot / norms);
+      // Rounding can carry a cosine just past ±1.
+      result.scores.push(norms === 0 ? 0 : Math.max(-1, Math.min(1, dot / norms)));
     }
     return result;
   }
