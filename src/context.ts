@@ -3,7 +3,7 @@ import type { Limits } from "./config.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import type { BackgroundTasks } from "./concurrency/background_tasks.ts";
 import type { KeyedMutex } from "./concurrency/keyed_mutex.ts";
-import type { SnapshotScheduler } from "./storage/snapshot_scheduler.ts";
+import type { SnapshotScheduler } from "./search/snapshot_scheduler.ts";
 import type { SearchIndexCache } from "./search/search_index_cache.ts";
 
 /** The shared parts of the running service. */

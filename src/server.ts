@@ -4,8 +4,8 @@ import type { ServiceContext } from "./context.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import { BackgroundTasks } from "./concurrency/background_tasks.ts";
 import { KeyedMutex } from "./concurrency/keyed_mutex.ts";
-import { SnapshotScheduler } from "./storage/snapshot_scheduler.ts";
 import { SearchIndexCache } from "./search/search_index_cache.ts";
+import { SnapshotScheduler } from "./search/snapshot_scheduler.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
 import { createManageHandler } from "./http/manage_handler.ts";
 import { createProject, listProjects } from "./projects/project_store.ts";
@@ -42,13 +42,19 @@ export async function startService(
     if (key !== null) options.onDefaultProject?.(key);
   }
   const background = new BackgroundTasks();
+  const snapshots: SnapshotScheduler = new SnapshotScheduler(kv, background, () => searchIndexes);
+  const searchIndexes = new SearchIndexCache(kv, {
+    capacity: config.SEARCH_CACHE_INDEXES,
+    onLoad: (record, loaded) =>
+      snapshots.noteLoad({ projectId: record.projectId, indexName: record.name, indexId: record.id }, loaded),
+  });
   const context: ServiceContext = {
     kv,
     embedder,
     limits: limitsOf(config),
     indexLocks: new KeyedMutex(),
-    snapshots: new SnapshotScheduler(kv, background),
-    searchIndexes: new SearchIndexCache(kv, config.SEARCH_CACHE_INDEXES),
+    snapshots,
+    searchIndexes,
     background,
   };
   background.run("collect garbage", () => collectGarbage(kv));

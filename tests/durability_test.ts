@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { Embedder } from "../src/embedding/embedder.ts";
 import { createProject } from "../src/projects/project_store.ts";
 import { readSnapshot } from "../src/storage/snapshot_store.ts";
-import { indexKey } from "../src/storage/kv_keys.ts";
+import { indexKey, logKey } from "../src/storage/kv_keys.ts";
+import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
 import type { IndexRecord } from "../src/storage/index_records.ts";
 import { assertJsonError, randomDoc, startTestServer, testModels } from "./_helpers.ts";
 
@@ -29,22 +30,23 @@ Deno.test("every acknowledged write survives a restart", async () => {
   }
 });
 
-Deno.test("the snapshot catches up with the latest write and holds every doc with its float32 vector", async () => {
+Deno.test("a new index gets a snapshot at once; small writes then only append to the change log", async () => {
   const server = await startTestServer();
   try {
     const docs = [randomDoc({ k: "v" }), randomDoc(), randomDoc()];
     await server.ok({ action: "createIndex", indexName: "snap", docs });
+    await server.service.context.background.idle();
     await server.ok({ action: "deleteDocs", indexName: "snap", docIds: [docs[0]!.id] });
     await server.service.context.background.idle();
     const record = (await server.kv.get<IndexRecord>(indexKey("default", "snap"))).value!;
     const snapshot = await readSnapshot(server.kv, record.id);
-    assert.equal(snapshot?.revision, record.revision);
-    const ids = snapshot!.docs.map((change) => change.id);
-    assert.deepEqual(ids, [docs[1]!.id, docs[2]!.id].sort());
-    for (const change of snapshot!.docs) {
-      assert.ok(change.doc!.vector instanceof Float32Array);
-      assert.equal(change.doc!.vector.length, 32);
+    assert.equal(snapshot?.revision, 1);
+    const index = decodeSearchSnapshot(snapshot!.bytes);
+    assert.equal(index.size, 3);
+    for (const doc of docs) {
+      assert.deepEqual(index.content(doc.id), { text: doc.text, ...doc.metadata && { metadata: doc.metadata } });
     }
+    assert.ok((await server.kv.get(logKey(record.id, 2))).value !== null, "the delete is in the log");
   } finally {
     await server.close();
   }

@@ -2,6 +2,9 @@
 import assert from "node:assert/strict";
 import { TextIndex } from "../src/search/text_index.ts";
 import { VectorStore } from "../src/search/vector_store.ts";
+import { EXACT_SEARCH_MAX_DOCS, SearchIndex, type SearchQuery } from "../src/search/search_index.ts";
+import { decodeSearchSnapshot, encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import type { DocChange, StoredDoc } from "../src/storage/doc_records.ts";
 import { compareCodePoints, rankPage } from "../src/search/ranking.ts";
 import { fuseScores } from "../src/search/hybrid_fusion.ts";
 import { parseFilter } from "../src/search/metadata_filter.ts";
@@ -16,88 +19,147 @@ function textOf(i: number): string {
   return Array.from({ length: 3 + (i * 7) % 13 }, (_, j) => `w${(i * 31 + j * 17) % 300}`).join(" ");
 }
 
-Deno.test("BM25 scores do not depend on the order of inserts and removals", () => {
-  const forward = new TextIndex();
-  const backward = new TextIndex();
-  const direct = new TextIndex();
-  for (let i = 0; i < 3000; i++) forward.set(`d${i}`, textOf(i));
-  for (let i = 2999; i >= 0; i--) backward.set(`d${i}`, textOf(i));
+/** A stored document with a small vector derived from its text, for unit tests. */
+function storedDoc(text: string, metadata?: Record<string, unknown>): StoredDoc {
+  const vector = Float32Array.from(
+    { length: 8 },
+    (_, i) => Math.sin(text.length * (i + 1) + (text.charCodeAt(0) || 0)),
+  );
+  return metadata === undefined ? { text, hash: "", vector } : { text, metadata, hash: "", vector };
+}
+
+function change(id: string, doc: StoredDoc | null): DocChange {
+  return { id, doc, previousParts: 0 };
+}
+
+const ALL: SearchQuery = { mode: "fulltext", text: "", offset: 0, limit: 100 };
+
+Deno.test("search results do not depend on the order of inserts, updates and removals", () => {
+  const forward = new SearchIndex({ revision: 1 });
+  const backward = new SearchIndex({ revision: 1 });
+  const direct = new SearchIndex({ revision: 1 });
+  for (let i = 0; i < 3000; i++) forward.apply([change(`d${i}`, storedDoc(textOf(i)))]);
+  for (let i = 2999; i >= 0; i--) backward.apply([change(`d${i}`, storedDoc(i % 3 === 0 ? "gone soon" : textOf(i)))]);
   for (let i = 0; i < 3000; i += 3) {
-    forward.remove(`d${i}`);
-    backward.remove(`d${i}`);
+    forward.apply([change(`d${i}`, null)]);
+    backward.apply([change(`d${i}`, null)]);
   }
-  for (let i = 0; i < 3000; i++) if (i % 3 !== 0) direct.set(`d${i}`, textOf(i));
-  const query = "w1 w5 w77 w200";
-  const expected = direct.scores(query);
-  assert.ok(expected.size > 100);
-  assert.deepEqual(forward.scores(query), expected);
-  assert.deepEqual(backward.scores(query), expected);
+  for (let i = 1; i < 3000; i += 3) backward.apply([change(`d${i}`, storedDoc(textOf(i)))]);
+  for (let i = 0; i < 3000; i++) if (i % 3 !== 0) direct.apply([change(`d${i}`, storedDoc(textOf(i)))]);
+  const vector = storedDoc("w1 w5").vector;
+  for (const mode of ["fulltext", "vector", "hybrid"] as const) {
+    const query = { ...ALL, mode, text: "w1 w5 w77 w200", vector };
+    const expected = direct.search(query);
+    assert.ok(expected.total > 50, mode);
+    assert.deepEqual(forward.search(query), expected, mode);
+    assert.deepEqual(backward.search(query), expected, mode);
+  }
 });
 
 Deno.test("full-text scores are Okapi BM25 with raw term counts and lengths", () => {
   const index = new TextIndex();
-  index.set("a", "apple apple apple pie");
-  index.set("b", "apple pie with cream");
-  index.set("c", "cherry");
+  index.add(0, "apple apple apple pie");
+  index.add(1, "apple pie with cream");
+  index.add(2, "cherry");
   const bm25 = (tf: number, length: number, holders: number) => {
     const idf = Math.log(1 + (3 - holders + 0.5) / (holders + 0.5));
     return idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / 3));
   };
-  const scores = index.scores("Apple cherry apple");
-  assert.deepEqual([...scores.keys()].sort(), ["a", "b", "c"]);
-  assert.ok(Math.abs(scores.get("a")! - bm25(3, 4, 2)) < 1e-12);
-  assert.ok(Math.abs(scores.get("b")! - bm25(1, 4, 2)) < 1e-12);
-  assert.ok(Math.abs(scores.get("c")! - bm25(1, 1, 1)) < 1e-12);
-  assert.ok(scores.get("a")! > scores.get("b")!, "a repeated term counts");
-  assert.equal(index.scores("appl").size, 0, "no prefix matches");
-  assert.equal(index.scores("apples").size, 0);
+  const { slots, scores } = index.scores("Apple cherry apple");
+  const score = new Map(slots.map((slot, i) => [slot, scores[i]!]));
+  assert.deepEqual([...score.keys()].sort(), [0, 1, 2]);
+  assert.ok(Math.abs(score.get(0)! - bm25(3, 4, 2)) < 1e-12);
+  assert.ok(Math.abs(score.get(1)! - bm25(1, 4, 2)) < 1e-12);
+  assert.ok(Math.abs(score.get(2)! - bm25(1, 1, 1)) < 1e-12);
+  assert.ok(score.get(0)! > score.get(1)!, "a repeated term counts");
+  assert.equal(index.scores("appl").slots.length, 0, "no prefix matches");
+  assert.equal(index.scores("apples").slots.length, 0);
+  index.remove(0, "apple apple apple pie");
+  assert.deepEqual(index.scores("apple").slots, [1]);
 });
 
-Deno.test("re-indexing a text replaces its terms", () => {
-  const index = new TextIndex();
-  index.set("a", "red apple");
-  index.set("a", "green pear");
-  assert.equal(index.scores("apple").size, 0);
-  assert.deepEqual([...index.scores("pear").keys()], ["a"]);
-  index.remove("a");
-  index.remove("a");
-  assert.equal(index.scores("pear").size, 0);
+Deno.test("re-indexing a document replaces its terms, vector and metadata", () => {
+  const index = new SearchIndex({ revision: 1 });
+  index.apply([change("a", storedDoc("red apple", { v: 1 }))]);
+  index.apply([change("a", storedDoc("green pear"))]);
+  assert.equal(index.search({ ...ALL, text: "apple" }).total, 0);
+  assert.deepEqual(index.search({ ...ALL, text: "pear" }).hits.map((hit) => hit.id), ["a"]);
+  assert.deepEqual(index.content("a"), { text: "green pear" });
+  index.apply([change("a", null), change("a", null)]);
+  assert.equal(index.size, 0);
+  assert.equal(index.search({ ...ALL, text: "pear" }).total, 0);
 });
 
-Deno.test("the vector store scores exact cosines and keeps them right after removals", () => {
+Deno.test("the vector store scores exact cosines of its own copies", () => {
   const store = new VectorStore();
   const next = random(7);
-  const vectors = new Map<string, Float32Array>();
-  for (let i = 0; i < 100; i++) {
-    const vector = Float32Array.from({ length: 8 }, () => next() - 0.5);
-    vectors.set(`v${i}`, vector);
-    store.set(`v${i}`, vector);
-  }
-  for (let i = 0; i < 100; i += 2) {
-    store.remove(`v${i}`);
-    vectors.delete(`v${i}`);
-  }
-  vectors.get("v1")!.fill(9); // The store holds its own copy.
+  const vectors = Array.from({ length: 50 }, () => Float32Array.from({ length: 8 }, () => next() - 0.5));
+  vectors.forEach((vector, slot) => store.set(slot, vector));
+  vectors[1]!.fill(9); // The store holds its own copy.
   const query = Float32Array.from({ length: 8 }, () => next() - 0.5);
-  const { ids, scores } = store.similarities(query, (id) => id !== "v3");
-  assert.equal(store.size, 50);
-  assert.equal(ids.length, 49);
-  assert.ok(!ids.includes("v3"));
-  const selfScore = store.similarities(query).scores;
-  assert.equal(selfScore.length, 50);
-  ids.forEach((id, i) => {
-    if (id === "v1") return;
-    const vector = vectors.get(id)!;
+  const { slots, scores } = store.scores(query, [2, 3, 40]);
+  assert.deepEqual(slots, [2, 3, 40]);
+  slots.forEach((slot, i) => {
+    const vector = vectors[slot]!;
     let dot = 0, a = 0, b = 0;
     for (let k = 0; k < 8; k++) {
       dot += query[k]! * vector[k]!;
       a += query[k]! * query[k]!;
       b += vector[k]! * vector[k]!;
     }
-    assert.ok(Math.abs(scores[i]! - dot / Math.sqrt(a * b)) < 1e-12, id);
+    assert.ok(Math.abs(scores[i]! - dot / Math.sqrt(a * b)) < 1e-12, String(slot));
   });
-  assert.throws(() => store.set("bad", new Float32Array(3)), /3 dimensions; this index holds 8/);
-  assert.throws(() => store.similarities(new Float32Array(4)), RangeError);
+  assert.notEqual(store.row(1)[0], 9);
+  assert.throws(() => store.set(60, new Float32Array(3)), /3 dimensions; this index holds 8/);
+  assert.throws(() => store.scores(new Float32Array(4), [0]), RangeError);
+});
+
+Deno.test("a snapshot restores the same search results, with holes, metadata and the HNSW graph", () => {
+  const next = random(11);
+  const index = new SearchIndex({ revision: 7 });
+  const batch: DocChange[] = [];
+  for (let i = 0; i < EXACT_SEARCH_MAX_DOCS + 500; i++) {
+    const vector = Float32Array.from({ length: 16 }, () => next() - 0.5);
+    batch.push(change(`id${i}`, { text: textOf(i), hash: "", vector, ...(i % 2 ? { metadata: { i } } : {}) }));
+  }
+  index.apply(batch);
+  index.apply([change("id3", null), change("id8", null)]);
+  const restored = decodeSearchSnapshot(encodeSearchSnapshot(index));
+  assert.equal(restored.revision, 7);
+  assert.equal(restored.size, index.size);
+  assert.deepEqual(restored.content("id5"), { text: textOf(5), metadata: { i: 5 } });
+  assert.equal(restored.content("id3"), undefined);
+  const vector = batch[42]!.doc!.vector;
+  for (const mode of ["fulltext", "vector", "hybrid"] as const) {
+    for (const filter of [undefined, parseFilter({ i: { $exists: true } })]) {
+      const query: SearchQuery = { mode, text: "w1 w5 w77", vector, filter, offset: 0, limit: 10 };
+      assert.deepEqual(restored.search(query), index.search(query), `${mode} ${filter !== undefined}`);
+    }
+  }
+  restored.apply([change("new", { text: "w1 w1 w1", hash: "", vector })]);
+  assert.equal(restored.search({ mode: "vector", text: "", vector, offset: 0, limit: 1 }).hits[0]!.id, "id42");
+});
+
+Deno.test("above the exact-scan size, graph candidates keep recall@10 at 0.95 or more", () => {
+  const next = random(5);
+  const centers = Array.from({ length: 50 }, () => Float32Array.from({ length: 32 }, () => next() - 0.5));
+  const docs = Array.from({ length: EXACT_SEARCH_MAX_DOCS * 2 }, (_, i) => {
+    const vector = Float32Array.from(centers[i % 50]!, (value) => value + (next() - 0.5) * 0.6);
+    return change(`v${i}`, { text: "", hash: "", vector });
+  });
+  const index = new SearchIndex({ revision: 1 });
+  index.apply(docs);
+  let found = 0;
+  for (let q = 0; q < 50; q++) {
+    const vector = Float32Array.from(centers[q]!, (value) => value + (next() - 0.5) * 0.6);
+    const approximate = index.search({ mode: "vector", text: "", vector, offset: 0, limit: 10 });
+    // A filter that passes everything forces the exact scan.
+    const exact = index.search({ mode: "vector", text: "", vector, offset: 0, limit: 10, filter: () => true });
+    assert.equal(approximate.total, exact.total);
+    const truth = new Set(exact.hits.map((hit) => hit.id));
+    found += approximate.hits.filter((hit) => truth.has(hit.id)).length;
+  }
+  assert.ok(found / 500 >= 0.95, `recall@10 ${found / 500}`);
 });
 
 Deno.test("rankPage returns the same pages as a full sort, ties broken by id", () => {

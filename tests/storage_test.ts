@@ -12,7 +12,8 @@ import {
 import { readSnapshot, writeSnapshot } from "../src/storage/snapshot_store.ts";
 import { collectGarbage } from "../src/storage/garbage_collector.ts";
 import { batchMutations, MAX_CHUNK_BYTES } from "../src/storage/kv_batches.ts";
-import { docPartKey, indexKey } from "../src/storage/kv_keys.ts";
+import { indexKey, logKey } from "../src/storage/kv_keys.ts";
+import { type LogEntry, readLogTail, truncateLog } from "../src/storage/change_log.ts";
 
 function doc(text: string, metadata?: Record<string, unknown>) {
   const vector = Float32Array.from({ length: 8 }, (_, i) => i / 8 + text.length);
@@ -106,15 +107,16 @@ Deno.test("a large write is staged, made visible by one commit of the record, th
     previousParts: 0,
   }));
   const next = { ...index, revision: 2, docCount: 30 };
-  assert.ok(await commitIndexChanges(kv, entry, changes, next));
+  assert.notEqual(await commitIndexChanges(kv, entry, changes, next), null);
   const settled = await readSettledIndex(kv, "p", "i");
   assert.equal(settled.value?.pending, undefined);
   assert.equal(settled.value?.docCount, 30);
-  assert.equal(await countKeys(kv, ["staged"]), 0, "staged chunks are deleted once applied");
+  const staged = await countKeys(kv, ["staged"]);
+  assert.ok(staged > 0, "staged chunks stay while the change log names them");
   const stored = await readDocs(kv, index.id, ["d7"]);
   assert.equal(stored[0]![1].text, changes[7]!.doc.text);
-  assert.ok(!await commitIndexChanges(kv, entry, changes, next), "a stale record is a conflict");
-  assert.equal(await countKeys(kv, ["staged"]), 0, "a conflicting write leaves no staged chunks");
+  assert.equal(await commitIndexChanges(kv, entry, changes, next), null, "a stale record is a conflict");
+  assert.equal(await countKeys(kv, ["staged"]), staged, "a conflicting write leaves no staged chunks");
 });
 
 Deno.test("a pending batch left by a crash is applied by the next reader", async () => {
@@ -140,24 +142,57 @@ Deno.test("createIndexRecord refuses a taken name and leaves the loser's documen
   assert.equal(await countKeys(kv, ["trash"]), 0);
 });
 
-Deno.test("snapshots swap by pointer, drop the old version, and leave nothing once the index is collected", async () => {
+Deno.test("snapshots swap by pointer, never go back, drop old versions, and leave nothing once collected", async () => {
   using kv = await Deno.openKv(":memory:");
   const index = record();
-  const docs = [{ id: "a", doc: doc("alpha"), previousParts: 0 }, { id: "b", doc: doc("beta"), previousParts: 0 }];
-  assert.ok(await createIndexRecord(kv, index, docs));
-  let entry = await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>;
-  assert.ok(await writeSnapshot(kv, entry));
-  assert.ok(await writeSnapshot(kv, entry));
-  assert.equal(await countKeys(kv, ["snapshot_chunks", index.id]), 1, "the first version was collected");
-  assert.deepEqual((await readSnapshot(kv, index.id))?.docs, docs);
+  assert.ok(await createIndexRecord(kv, index, [{ id: "a", doc: doc("alpha"), previousParts: 0 }]));
+  const bytes = Uint8Array.from({ length: 150_000 }, (_, i) => i % 251);
+  assert.ok(await writeSnapshot(kv, index.id, { revision: 1, bytes }));
+  assert.ok(await writeSnapshot(kv, index.id, { revision: 2, bytes: bytes.subarray(7) }));
+  assert.equal(await countKeys(kv, ["snapshot_chunks", index.id]), 3, "the first version was collected");
+  assert.deepEqual(await readSnapshot(kv, index.id), { revision: 2, bytes: bytes.subarray(7) });
+  assert.ok(!await writeSnapshot(kv, index.id, { revision: 1, bytes }), "an older snapshot is refused");
+  assert.equal(await countKeys(kv, ["snapshot_chunks", index.id]), 3, "and leaves nothing behind");
 
-  await kv.set(docPartKey(index.id, "c", 0), (await kv.get(docPartKey(index.id, "a", 0))).value);
-  await kv.set(entry.key, { ...entry.value, revision: 2 });
-  assert.ok(!await writeSnapshot(kv, entry), "a snapshot of a changed index is refused");
-  entry = await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>;
-  assert.ok(await deleteIndexRecord(kv, entry));
+  const entry = await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>;
+  const next = { ...entry.value, revision: 2 };
+  assert.notEqual(await commitIndexChanges(kv, entry, [{ id: "b", doc: doc("beta"), previousParts: 0 }], next), null);
+  assert.ok(await deleteIndexRecord(kv, await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>));
+  assert.ok(!await writeSnapshot(kv, index.id, { revision: 3, bytes }), "a deleted index gets no snapshot");
   await collectGarbage(kv);
-  for (const prefix of [["docs"], ["snapshot"], ["snapshot_chunks"], ["staged"], ["trash"]]) {
+  for (const prefix of [["docs"], ["log"], ["snapshot"], ["snapshot_chunks"], ["staged"], ["trash"]]) {
     assert.equal(await countKeys(kv, prefix), 0, `nothing left under ${prefix}`);
   }
+});
+
+Deno.test("every write logs its changes, inline or as a staged batch, until a snapshot covers them", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const index = record();
+  assert.ok(await createIndexRecord(kv, index, []));
+  const small = [{ id: "a", doc: doc("alpha", { k: 1 }), previousParts: 0 }];
+  const large = Array.from(
+    { length: 30 },
+    (_, i) => ({ id: `big${i}`, doc: doc("z".repeat(30_000)), previousParts: 0 }),
+  );
+  const removal = [{ id: "a", doc: null, previousParts: 1 }];
+  for (const changes of [small, large, removal]) {
+    const entry = await readSettledIndex(kv, "p", "i") as Deno.KvEntry<IndexRecord>;
+    const logBytes = await commitIndexChanges(kv, entry, changes, {
+      ...entry.value,
+      revision: entry.value.revision + 1,
+    });
+    assert.ok(logBytes !== null && logBytes > 0);
+  }
+  assert.deepEqual((await kv.get(logKey(index.id, 2))).value, { bytes: encodeDocChanges(small) });
+  assert.ok("batchId" in (await kv.get<LogEntry>(logKey(index.id, 3))).value!, "the large write names its batch");
+  assert.deepEqual(await readLogTail(kv, index.id, 1, 4), {
+    changes: [small, large, removal],
+    bytes: [small, large, removal].reduce((sum, changes) => sum + encodeDocChanges(changes).byteLength, 0),
+  });
+  assert.equal(await readLogTail(kv, index.id, 0, 4), null, "revision 1 (the create) has no entry: a gap");
+  assert.equal((await readLogTail(kv, index.id, 4, 4))?.changes.length, 0);
+  await truncateLog(kv, index.id, 3);
+  assert.equal(await countKeys(kv, ["log", index.id]), 1);
+  assert.equal(await countKeys(kv, ["staged", index.id]), 0, "the covered batch went with its entry");
+  assert.deepEqual((await readLogTail(kv, index.id, 3, 4))?.changes, [removal]);
 });

@@ -6,6 +6,7 @@ import { commitIndexChanges, type IndexRecord, readSettledIndex } from "../stora
 import { nextTimestamp } from "./index_view.ts";
 import { indexNotFound } from "./index_not_found.ts";
 import { retryOnConflict } from "./conflict_retries.ts";
+import { noteCommittedWrite } from "./committed_write.ts";
 import { toStoredDocs } from "./stored_docs.ts";
 import { indexModelId } from "./index_model.ts";
 
@@ -42,9 +43,9 @@ export async function addDocs(ctx: ServiceContext, request: RequestOf<"addDocs">
         docCount: index.docCount + added,
         updatedAt: nextTimestamp(index.updatedAt),
       };
-      if (!await commitIndexChanges(ctx.kv, entry as Deno.KvEntry<IndexRecord>, changes, next)) return undefined;
-      ctx.searchIndexes.applyWrite(index.id, index.revision, next.revision, changes);
-      ctx.snapshots.schedule(projectId, indexName);
+      const logBytes = await commitIndexChanges(ctx.kv, entry as Deno.KvEntry<IndexRecord>, changes, next);
+      if (logBytes === null) return undefined;
+      noteCommittedWrite(ctx, { before: index, after: next, changes, logBytes });
       const result: AddDocsResult = { added, updated: written.length - added };
       if (!upsert) result.skipped = docs.length - written.length;
       return result;

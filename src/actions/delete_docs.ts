@@ -6,6 +6,7 @@ import { commitIndexChanges, type IndexRecord, readSettledIndex } from "../stora
 import { nextTimestamp } from "./index_view.ts";
 import { indexNotFound } from "./index_not_found.ts";
 import { retryOnConflict } from "./conflict_retries.ts";
+import { noteCommittedWrite } from "./committed_write.ts";
 
 /** Deletes the documents that exist and counts them; 404 if the index is unknown. */
 export async function deleteDocs(ctx: ServiceContext, request: RequestOf<"deleteDocs">): Promise<{ deleted: number }> {
@@ -24,9 +25,9 @@ export async function deleteDocs(ctx: ServiceContext, request: RequestOf<"delete
         docCount: index.docCount - changes.length,
         updatedAt: nextTimestamp(index.updatedAt),
       };
-      if (!await commitIndexChanges(ctx.kv, entry as Deno.KvEntry<IndexRecord>, changes, next)) return undefined;
-      ctx.searchIndexes.applyWrite(index.id, index.revision, next.revision, changes);
-      ctx.snapshots.schedule(projectId, indexName);
+      const logBytes = await commitIndexChanges(ctx.kv, entry as Deno.KvEntry<IndexRecord>, changes, next);
+      if (logBytes === null) return undefined;
+      noteCommittedWrite(ctx, { before: index, after: next, changes, logBytes });
       return { deleted: changes.length };
     }));
 }

@@ -17,6 +17,7 @@ export async function deleteIndex(ctx: ServiceContext, request: RequestOf<"delet
       if (!await deleteIndexRecord(ctx.kv, entry as Deno.KvEntry<IndexRecord>)) return undefined;
       const indexId = entry.value.id;
       ctx.searchIndexes.drop(indexId);
+      ctx.snapshots.drop(indexId);
       ctx.background.run(`collect index ${indexId}`, () => collectIndexData(ctx.kv, indexId));
       return true as const;
     }));

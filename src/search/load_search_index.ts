@@ -1,28 +1,55 @@
-/** Builds an index's search state from storage. */
+/**
+ * Builds an index's search state from storage: the snapshot with the change log replayed on top, or, when there is
+ * no snapshot (or the log has a gap), the document records themselves.
+ */
 import { listDocs } from "../storage/doc_records.ts";
 import type { IndexRecord } from "../storage/index_records.ts";
 import { indexKey } from "../storage/kv_keys.ts";
+import { readLogTail } from "../storage/change_log.ts";
 import { readSnapshot } from "../storage/snapshot_store.ts";
 import { SearchIndex } from "./search_index.ts";
+import { decodeSearchSnapshot } from "./search_snapshot_codec.ts";
 
 /** Reads of the document records before settling for one that a concurrent write may have overlapped. */
 const MAX_LIST_ATTEMPTS = 3;
 
-/**
- * Loads the search state of `record`'s index at its revision or later: from the snapshot when it is that recent,
- * otherwise from the document records, read again while a write lands during the read.
- */
-export async function loadSearchIndex(kv: Deno.Kv, record: IndexRecord): Promise<SearchIndex> {
+/** A loaded search state and how much of it came from the change log rather than a snapshot. */
+export interface LoadedIndex {
+  index: SearchIndex;
+  /** Bytes of log replayed; infinite when there was no usable snapshot at all. */
+  logBytes: number;
+  /** Bytes of the snapshot read, 0 without one. */
+  snapshotBytes: number;
+}
+
+/** Loads the search state of `record`'s index at its revision or later. */
+export async function loadSearchIndex(kv: Deno.Kv, record: IndexRecord): Promise<LoadedIndex> {
   const snapshot = await readSnapshot(kv, record.id);
-  if (snapshot !== null && snapshot.revision >= record.revision) {
-    const index = new SearchIndex();
-    index.apply(snapshot.docs);
-    return index;
+  if (snapshot !== null) {
+    const index = decodeSearchSnapshot(snapshot.bytes);
+    const snapshotBytes = snapshot.bytes.byteLength;
+    if (index.revision >= record.revision) return { index, logBytes: 0, snapshotBytes };
+    const tail = await readLogTail(kv, record.id, index.revision, record.revision);
+    if (tail !== null) {
+      for (const changes of tail.changes) index.apply(changes);
+      index.revision = record.revision;
+      return { index, logBytes: tail.bytes, snapshotBytes };
+    }
   }
+  return { index: await readAllDocs(kv, record), logBytes: Infinity, snapshotBytes: 0 };
+}
+
+/** Reads every document record, again while a write lands during the read. */
+async function readAllDocs(kv: Deno.Kv, record: IndexRecord): Promise<SearchIndex> {
   let revision = record.revision;
   for (let attempt = 1;; attempt++) {
-    const index = new SearchIndex();
-    for await (const [id, doc] of listDocs(kv, record.id)) index.apply([{ id, doc, previousParts: 0 }]);
+    const index = new SearchIndex({ revision: record.revision });
+    const batch = [];
+    for await (const [id, doc] of listDocs(kv, record.id)) {
+      batch.push({ id, doc, previousParts: 0 });
+      if (batch.length === 1000) index.apply(batch.splice(0));
+    }
+    index.apply(batch);
     const after = await kv.get<IndexRecord>(indexKey(record.projectId, record.name));
     const unchanged = after.value?.id !== record.id || after.value.revision === revision;
     if (unchanged || attempt === MAX_LIST_ATTEMPTS) return index;

@@ -1,19 +1,33 @@
 /**
  * One index's documents in memory, searchable by BM25 (`fulltext`), cosine similarity (`vector`) or both
  * (`hybrid`), with a metadata filter applied before ranking so that it never costs a page its places.
+ *
+ * Each document lives in a slot; slots of deleted documents are reused. Vector candidates come from an exact scan
+ * while the index is small or filtered, and from an HNSW graph once it is large; either way scores are exact cosines.
  */
 import type { DocChange } from "../storage/doc_records.ts";
+import { AnnIndex } from "./ann_index.ts";
 import type { MetadataFilter } from "./metadata_filter.ts";
 import { fuseScores } from "./hybrid_fusion.ts";
 import { rankPage, type ScoredDoc } from "./ranking.ts";
 import { TextIndex } from "./text_index.ts";
-import { VectorStore } from "./vector_store.ts";
+import { type SlotScores, VectorStore } from "./vector_store.ts";
 
 /** The search modes. */
 export const SEARCH_MODES = ["hybrid", "vector", "fulltext"] as const;
 
 /** One search mode. */
 export type SearchMode = typeof SEARCH_MODES[number];
+
+/**
+ * Up to this many documents, vector search scans every vector; the HNSW graph is built when an index first grows past
+ * it, and from then on proposes the candidates of unfiltered queries.
+ */
+export const EXACT_SEARCH_MAX_DOCS = 10_000;
+
+/** Candidates the graph proposes per hit wanted (at least {@link MIN_ANN_CANDIDATES}), rescored exactly. */
+const ANN_OVERSAMPLING = 4;
+const MIN_ANN_CANDIDATES = 100;
 
 /** A query against a {@link SearchIndex}; `vector` is the query embedded with the index's model. */
 export interface SearchQuery {
@@ -37,59 +51,155 @@ export interface DocContent {
   metadata?: Record<string, unknown>;
 }
 
-/** The searchable state of one index. */
+/** The state a snapshot restores: documents by slot, and the derived indexes built over them. */
+export interface SearchIndexParts {
+  revision: number;
+  ids: (string | undefined)[];
+  contents: (DocContent | undefined)[];
+  vectors: VectorStore;
+  text: TextIndex;
+  ann?: AnnIndex;
+}
+
+/** The searchable state of one index at one revision. */
 export class SearchIndex {
-  readonly #docs = new Map<string, DocContent>();
-  readonly #text = new TextIndex();
-  readonly #vectors = new VectorStore();
+  /** The index revision this state shows. */
+  revision: number;
+  readonly #ids: (string | undefined)[];
+  readonly #contents: (DocContent | undefined)[];
+  readonly #slots = new Map<string, number>();
+  readonly #free: number[] = [];
+  readonly #vectors: VectorStore;
+  readonly #text: TextIndex;
+  #ann: AnnIndex | undefined;
+
+  constructor(parts: Partial<SearchIndexParts> & { revision: number }) {
+    this.revision = parts.revision;
+    this.#ids = parts.ids ?? [];
+    this.#contents = parts.contents ?? [];
+    this.#vectors = parts.vectors ?? new VectorStore();
+    this.#text = parts.text ?? new TextIndex();
+    this.#ann = parts.ann;
+    this.#ids.forEach((id, slot) => {
+      if (id === undefined) this.#free.push(slot);
+      else this.#slots.set(id, slot);
+    });
+    this.#free.reverse();
+  }
 
   /** How many documents it holds. */
   get size(): number {
-    return this.#docs.size;
+    return this.#slots.size;
+  }
+
+  /** The parts a snapshot stores. */
+  parts(): SearchIndexParts {
+    return {
+      revision: this.revision,
+      ids: this.#ids,
+      contents: this.#contents,
+      vectors: this.#vectors,
+      text: this.#text,
+      ann: this.#ann,
+    };
   }
 
   /** Applies a write's document changes: each one replaces or removes one document. */
   apply(changes: Iterable<DocChange>): void {
+    const added: number[] = [];
     for (const { id, doc } of changes) {
-      if (doc === null) {
-        this.#docs.delete(id);
-        this.#text.remove(id);
-        this.#vectors.remove(id);
-        continue;
-      }
-      this.#docs.set(id, doc.metadata === undefined ? { text: doc.text } : { text: doc.text, metadata: doc.metadata });
-      this.#text.set(id, doc.text);
-      this.#vectors.set(id, doc.vector);
+      const slot = this.#slots.get(id);
+      if (slot !== undefined) this.#clear(id, slot);
+      if (doc === null) continue;
+      const content: DocContent = doc.metadata === undefined
+        ? { text: doc.text }
+        : { text: doc.text, metadata: doc.metadata };
+      added.push(this.#fill(id, content, doc.vector));
+    }
+    if (this.#ann !== undefined) this.#ann.add(added, this.#vectors);
+    else if (this.size > EXACT_SEARCH_MAX_DOCS) {
+      this.#ann = new AnnIndex(this.#vectors.dims);
+      this.#ann.add([...this.#occupiedSlots()], this.#vectors);
     }
   }
 
   /** The text and metadata of a document. */
   content(id: string): DocContent | undefined {
-    return this.#docs.get(id);
+    const slot = this.#slots.get(id);
+    return slot === undefined ? undefined : this.#contents[slot];
   }
 
   /** Finds, filters and ranks documents; `vector` and `hybrid` queries need `query.vector`. */
   search(query: SearchQuery): SearchPage {
     const { filter } = query;
-    const keep = filter === undefined ? undefined : (id: string) => filter(this.#docs.get(id)?.metadata);
-    let ids: string[];
-    let scores: number[];
+    const keep = filter === undefined ? undefined : (slot: number) => filter(this.#contents[slot]!.metadata);
     if (query.mode === "fulltext") {
-      ids = [];
-      scores = [];
-      for (const [id, score] of this.#text.scores(query.text)) {
-        if (keep !== undefined && !keep(id)) continue;
-        ids.push(id);
-        scores.push(score);
-      }
-    } else {
-      if (query.vector === undefined) throw new TypeError(`A "${query.mode}" search needs the query vector`);
-      ({ ids, scores } = this.#vectors.similarities(query.vector, keep));
-      if (query.mode === "hybrid") {
-        const bm25 = this.#text.scores(query.text);
-        scores = fuseScores(scores, ids.map((id) => bm25.get(id) ?? 0));
-      }
+      const found = this.#text.scores(query.text, keep);
+      return { hits: this.#rank(found, query), total: found.slots.length };
     }
-    return { hits: rankPage(ids, scores, query.offset, query.limit), total: ids.length };
+    if (query.vector === undefined) throw new TypeError(`A "${query.mode}" search needs the query vector`);
+    this.#vectors.checkDims(query.vector);
+    const candidates = this.#candidateCount(query, keep);
+    const vector = candidates === undefined
+      ? this.#vectors.scores(query.vector, this.#occupiedSlots(keep))
+      : this.#vectors.scores(query.vector, this.#ann!.search(query.vector, candidates));
+    const total = candidates === undefined ? vector.slots.length : this.size;
+    if (query.mode === "vector") return { hits: this.#rank(vector, query), total };
+    // Hybrid: fuse over every vector candidate and the best full-text candidates, each with both scores.
+    let text = this.#text.scores(query.text, keep);
+    if (candidates !== undefined) text = this.#best(text, candidates);
+    const seen = new Set(vector.slots);
+    const extra = this.#vectors.scores(query.vector, text.slots.filter((slot) => !seen.has(slot)));
+    const bm25 = new Map(text.slots.map((slot, i) => [slot, text.scores[i]!]));
+    const slots = [...vector.slots, ...extra.slots];
+    const fused = fuseScores([...vector.scores, ...extra.scores], slots.map((slot) => bm25.get(slot) ?? 0));
+    return { hits: this.#rank({ slots, scores: fused }, query), total };
+  }
+
+  /**
+   * How many candidates to ask the graph for, or undefined to scan exactly: a small or filtered index is scanned,
+   * and so is a query whose page reaches too deep for the graph to serve.
+   */
+  #candidateCount(query: SearchQuery, keep?: (slot: number) => boolean): number | undefined {
+    const candidates = Math.max(MIN_ANN_CANDIDATES, (query.offset + query.limit) * ANN_OVERSAMPLING);
+    const useGraph = keep === undefined && this.#ann !== undefined && this.size > EXACT_SEARCH_MAX_DOCS &&
+      candidates < this.size / 2;
+    return useGraph ? candidates : undefined;
+  }
+
+  #rank(found: SlotScores, query: SearchQuery): ScoredDoc[] {
+    const ids = found.slots.map((slot) => this.#ids[slot]!);
+    return rankPage(ids, found.scores, query.offset, query.limit);
+  }
+
+  /** The `count` best of `found`. */
+  #best(found: SlotScores, count: number): SlotScores {
+    const best = this.#rank(found, { mode: "fulltext", text: "", offset: 0, limit: count });
+    return { slots: best.map((hit) => this.#slots.get(hit.id)!), scores: best.map((hit) => hit.score) };
+  }
+
+  *#occupiedSlots(keep?: (slot: number) => boolean): Generator<number> {
+    for (let slot = 0; slot < this.#ids.length; slot++) {
+      if (this.#ids[slot] !== undefined && (keep === undefined || keep(slot))) yield slot;
+    }
+  }
+
+  #fill(id: string, content: DocContent, vector: Float32Array): number {
+    const slot = this.#free.pop() ?? this.#ids.length;
+    this.#ids[slot] = id;
+    this.#contents[slot] = content;
+    this.#slots.set(id, slot);
+    this.#vectors.set(slot, vector);
+    this.#text.add(slot, content.text);
+    return slot;
+  }
+
+  #clear(id: string, slot: number): void {
+    this.#text.remove(slot, this.#contents[slot]!.text);
+    this.#ann?.remove(slot);
+    this.#ids[slot] = undefined;
+    this.#contents[slot] = undefined;
+    this.#slots.delete(id);
+    this.#free.push(slot);
   }
 }

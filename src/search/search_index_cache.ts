@@ -5,7 +5,7 @@
  */
 import type { DocChange } from "../storage/doc_records.ts";
 import type { IndexRecord } from "../storage/index_records.ts";
-import { loadSearchIndex } from "./load_search_index.ts";
+import { type LoadedIndex, loadSearchIndex } from "./load_search_index.ts";
 import type { SearchIndex } from "./search_index.ts";
 
 interface CachedIndex {
@@ -19,10 +19,13 @@ export class SearchIndexCache {
   readonly #kv: Deno.Kv;
   readonly #capacity: number;
   readonly #entries = new Map<string, CachedIndex>();
+  readonly #onLoad: (record: IndexRecord, loaded: LoadedIndex) => void;
 
-  constructor(kv: Deno.Kv, capacity: number) {
+  /** `onLoad` hears of every load, e.g. to schedule a snapshot when much of the state came from the log. */
+  constructor(kv: Deno.Kv, options: { capacity: number; onLoad?: (record: IndexRecord, loaded: LoadedIndex) => void }) {
     this.#kv = kv;
-    this.#capacity = capacity;
+    this.#capacity = options.capacity;
+    this.#onLoad = options.onLoad ?? (() => {});
   }
 
   /** The search state of `record`'s index at the record's revision or later, loaded only when not cached. */
@@ -33,7 +36,11 @@ export class SearchIndexCache {
       this.#entries.set(record.id, cached);
       return cached.ready;
     }
-    return this.#store(record.id, record.revision, loadSearchIndex(this.#kv, record));
+    const loading = loadSearchIndex(this.#kv, record).then((loaded) => {
+      this.#onLoad(record, loaded);
+      return loaded.index;
+    });
+    return this.#store(record.id, record.revision, loading);
   }
 
   /**
@@ -52,6 +59,7 @@ export class SearchIndexCache {
       to,
       cached.ready.then((index) => {
         index.apply(changes);
+        index.revision = to;
         return index;
       }),
     );

@@ -1,106 +1,139 @@
 /**
- * Okapi BM25 full-text scoring over Orama's index. Orama holds the inverted index (its radix tree maps each term to
- * the documents that hold it) and the document ids; this class adds what standard BM25 needs and Orama's own scoring
- * lacks: raw term counts and document lengths with repeats counted (Orama's tokenizer contract dedupes terms). Terms
- * match exactly: no prefixes, no typo tolerance.
+ * Okapi BM25 full-text scoring over Orama's radix tree. The tree maps each term to the set of slots (documents) that
+ * hold it; beside it this index keeps what BM25 needs: each document's length and the counts of its repeated terms.
+ * Terms match exactly: no prefixes, no typo tolerance.
  *
  * Every statistic is an integer count, so the same documents give the same scores however the index was built:
  * written live, loaded from a snapshot or rebuilt.
  */
-import { components, create, insert, remove } from "@orama/orama";
+import { radix } from "@orama/orama/trees";
 import { tokenize } from "./tokenize.ts";
-
-const FIELD = "text";
+import type { SlotScores } from "./vector_store.ts";
 
 /** BM25 term-frequency saturation (k1) and length normalisation (b), as in Lucene. */
 const K1 = 1.2;
 const B = 0.75;
 
-/** A node of Orama's radix tree, as far as exact lookups read it. */
-interface RadixNode {
-  /** Children by first character of their edge label. */
-  c: Map<string, RadixNode>;
-  /** The edge label leading to this node. */
-  s: string;
-  /** Whether a term ends here. */
-  e: boolean;
-  /** The internal ids of the documents holding that term. */
-  d: Set<number>;
+/** One term's postings: the slots holding it and, in the same order, how often each holds it. */
+export interface Posting {
+  term: string;
+  slots: number[];
+  counts: number[];
 }
 
-interface DocStats {
-  /** Terms in the text, repeats included. */
-  length: number;
-  /** Counts of the terms that occur more than once; every other term of the text occurs once. */
-  repeats?: Map<string, number>;
-}
-
-/** A full-text index of document texts. */
+/** A full-text index of document texts, by slot. */
 export class TextIndex {
-  readonly #db = create({
-    schema: { [FIELD]: "string" } as const,
-    components: {
-      tokenizer: {
-        language: "english",
-        normalizationCache: new Map(),
-        tokenize: (raw: string) => [...new Set(tokenize(raw))],
-      },
-    },
-  });
-  readonly #stats = new Map<string, DocStats>();
+  readonly #tree = new radix.RadixTree();
+  #lengths = new Uint32Array(0);
+  /** Per slot, the counts of the terms that occur more than once; every other term of the text occurs once. */
+  #repeats: (Map<string, number> | undefined)[] = [];
+  #docs = 0;
   #totalLength = 0;
 
-  /** Indexes (or re-indexes) the text of `id`. */
-  set(id: string, text: string): void {
-    this.remove(id);
-    const terms = tokenize(text);
-    const counts = new Map<string, number>();
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    const stats: DocStats = { length: terms.length };
-    if (counts.size < terms.length) {
-      stats.repeats = new Map([...counts].filter(([, count]) => count > 1));
+  /** Indexes the text of an empty slot. */
+  add(slot: number, text: string): void {
+    const counts = termCounts(text);
+    let length = 0;
+    let repeats: Map<string, number> | undefined;
+    for (const [term, count] of counts) {
+      this.#tree.insert(term, slot);
+      length += count;
+      if (count > 1) (repeats ??= new Map()).set(term, count);
     }
-    insert(this.#db, { id, [FIELD]: text });
-    this.#stats.set(id, stats);
-    this.#totalLength += stats.length;
+    this.#setStats(slot, length, repeats);
   }
 
-  /** Removes `id` from the index, if present. */
-  remove(id: string): void {
-    const stats = this.#stats.get(id);
-    if (stats === undefined) return;
-    remove(this.#db, id);
-    this.#stats.delete(id);
-    this.#totalLength -= stats.length;
+  /** Removes the text that {@link add} indexed for `slot`; `text` must be that same text. */
+  remove(slot: number, text: string): void {
+    for (const term of termCounts(text).keys()) {
+      const node = this.#node(term);
+      node?.d.delete(slot);
+      if (node?.d.size === 0) this.#tree.removeWord(term);
+    }
+    this.#docs--;
+    this.#totalLength -= this.#lengths[slot]!;
+    this.#lengths[slot] = 0;
+    this.#repeats[slot] = undefined;
   }
 
-  /** The BM25 score of every document that holds at least one term of `query`. */
-  scores(query: string): Map<string, number> {
-    const scores = new Map<string, number>();
-    const docs = this.#stats.size;
-    if (docs === 0) return scores;
-    const meanLength = this.#totalLength / docs;
-    const idStore = this.#db.internalDocumentIDStore;
-    for (const term of new Set(tokenize(query))) {
-      const holders = this.#postings(term);
-      if (holders === undefined) continue;
-      const idf = Math.log(1 + (docs - holders.size + 0.5) / (holders.size + 0.5));
-      for (const internalId of holders) {
-        const id = components.internalDocumentIDStore.getDocumentIdFromInternalId(idStore, internalId);
-        const { length, repeats } = this.#stats.get(id)!;
-        const tf = repeats?.get(term) ?? 1;
-        const score = idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / meanLength));
-        scores.set(id, (scores.get(id) ?? 0) + score);
+  /** The BM25 score of every slot that holds at least one term of `query` and that `keep` accepts. */
+  scores(query: string, keep?: (slot: number) => boolean): SlotScores {
+    const result: SlotScores = { slots: [], scores: [] };
+    if (this.#docs === 0) return result;
+    const meanLength = this.#totalLength / this.#docs;
+    const lengths = this.#lengths;
+    const sums = new Float64Array(lengths.length);
+    const touched: number[] = [];
+    for (const term of termCounts(query).keys()) {
+      const holders = this.#node(term)?.d;
+      if (holders === undefined || holders.size === 0) continue;
+      const idf = Math.log(1 + (this.#docs - holders.size + 0.5) / (holders.size + 0.5));
+      for (const slot of holders) {
+        const tf = this.#repeats[slot]?.get(term) ?? 1;
+        if (sums[slot] === 0) touched.push(slot);
+        sums[slot]! += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[slot]! / meanLength));
       }
     }
-    return scores;
+    for (const slot of touched) {
+      if (keep !== undefined && !keep(slot)) continue;
+      result.slots.push(slot);
+      result.scores.push(sums[slot]!);
+    }
+    return result;
   }
 
-  /** The documents holding exactly `term`, found by walking Orama's radix tree. */
-  #postings(term: string): Set<number> | undefined {
-    const tree = this.#db.data.index.indexes[FIELD];
-    if (tree?.type !== "Radix") throw new Error(`Orama indexes "${FIELD}" as ${tree?.type}, not as a radix tree`);
-    let node = tree.node as unknown as RadixNode;
+  /** Every term's postings and every slot's length, for a snapshot. */
+  *postings(): Generator<Posting> {
+    const stack: radix.RadixNode[] = [this.#tree];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (node.e && node.d.size > 0) {
+        const slots = [...node.d];
+        yield { term: node.w, slots, counts: slots.map((slot) => this.#repeats[slot]?.get(node.w) ?? 1) };
+      }
+      stack.push(...node.c.values());
+    }
+  }
+
+  /** The number of terms (repeats included) in the text of a slot. */
+  length(slot: number): number {
+    return this.#lengths[slot] ?? 0;
+  }
+
+  /**
+   * Rebuilds an index of `docs` documents from snapshot postings and per-slot lengths, without tokenizing.
+   */
+  static fromPostings(postings: Iterable<Posting>, lengths: Uint32Array, docs: number): TextIndex {
+    const index = new TextIndex();
+    for (const { term, slots, counts } of postings) {
+      if (slots.length === 0) continue;
+      index.#tree.insert(term, slots[0]!);
+      index.#node(term)!.d = new Set(slots);
+      counts.forEach((count, i) => {
+        if (count > 1) (index.#repeats[slots[i]!] ??= new Map()).set(term, count);
+      });
+    }
+    index.#lengths = lengths.slice();
+    index.#docs = docs;
+    for (const length of lengths) index.#totalLength += length;
+    return index;
+  }
+
+  #setStats(slot: number, length: number, repeats: Map<string, number> | undefined): void {
+    if (slot >= this.#lengths.length) {
+      const lengths = new Uint32Array(Math.max(16, slot + 1, this.#lengths.length * 2));
+      lengths.set(this.#lengths);
+      this.#lengths = lengths;
+    }
+    this.#lengths[slot] = length;
+    this.#repeats[slot] = repeats;
+    this.#docs++;
+    this.#totalLength += length;
+  }
+
+  /** The radix node where exactly `term` ends, if any. */
+  #node(term: string): radix.RadixNode | undefined {
+    let node: radix.RadixNode = this.#tree;
     let at = 0;
     while (at < term.length) {
       const child = node.c.get(term[at]!);
@@ -108,6 +141,12 @@ export class TextIndex {
       node = child;
       at += child.s.length;
     }
-    return node.e && node.d.size > 0 ? node.d : undefined;
+    return node.e ? node : undefined;
   }
+}
+
+function termCounts(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of tokenize(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
 }

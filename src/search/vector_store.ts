@@ -1,80 +1,60 @@
 /**
- * Exact cosine similarity over one flat `Float32Array` of vectors: a linear scan with no per-document objects, and
- * vectors copied in, so that nothing outside can change them.
+ * Document vectors in one flat `Float32Array`, one row per slot, with exact cosine similarity by linear scan. Vectors
+ * are copied in, so that nothing outside can change them.
  */
 
-/** The documents that a scan kept, with their similarity to the query, in slot order. */
-export interface Similarities {
-  ids: string[];
+/** Slots and their cosine similarity to a query. */
+export interface SlotScores {
+  slots: number[];
   scores: number[];
 }
 
-/** Stores one vector per document id; all vectors have the dimensions of the first. */
+/** Stores one vector per slot; every vector has the dimensions of the first. */
 export class VectorStore {
   #dims = 0;
   #data = new Float32Array(0);
   #norms = new Float64Array(0);
-  readonly #ids: string[] = [];
-  readonly #slots = new Map<string, number>();
 
-  /** How many vectors it holds. */
-  get size(): number {
-    return this.#ids.length;
+  /** The dimensions of the stored vectors, 0 before the first. */
+  get dims(): number {
+    return this.#dims;
   }
 
-  /** Stores (or replaces) the vector of `id`; throws if its dimensions differ from the others'. */
-  set(id: string, vector: Float32Array): void {
+  /** Stores the vector of a slot; throws if its dimensions differ from the others'. */
+  set(slot: number, vector: Float32Array): void {
     if (this.#dims === 0) this.#dims = vector.length;
-    this.#checkDims(vector);
-    let slot = this.#slots.get(id);
-    if (slot === undefined) {
-      slot = this.#ids.length;
-      this.#grow(slot + 1);
-      this.#ids.push(id);
-      this.#slots.set(id, slot);
-    }
+    this.checkDims(vector);
+    this.#grow(slot + 1);
     this.#data.set(vector, slot * this.#dims);
     this.#norms[slot] = norm(vector);
   }
 
-  /** Removes the vector of `id`, if any, by moving the last vector into its slot. */
-  remove(id: string): void {
-    const slot = this.#slots.get(id);
-    if (slot === undefined) return;
-    const last = this.#ids.length - 1;
-    const lastId = this.#ids.pop()!;
-    this.#slots.delete(id);
-    if (slot !== last) {
-      this.#data.copyWithin(slot * this.#dims, last * this.#dims, (last + 1) * this.#dims);
-      this.#norms[slot] = this.#norms[last]!;
-      this.#ids[slot] = lastId;
-      this.#slots.set(lastId, slot);
-    }
+  /** The stored vector of a slot, as a view that callers must not change. */
+  row(slot: number): Float32Array {
+    return this.#data.subarray(slot * this.#dims, (slot + 1) * this.#dims);
   }
 
-  /** The cosine similarity of `query` to every stored vector whose id `keep` accepts (all when omitted). */
-  similarities(query: Float32Array, keep?: (id: string) => boolean): Similarities {
-    const result: Similarities = { ids: [], scores: [] };
-    if (this.size === 0) return result;
-    this.#checkDims(query);
+  /** The cosine similarity of `query` to the vector of each slot in `slots`. */
+  scores(query: Float32Array, slots: Iterable<number>): SlotScores {
+    this.checkDims(query);
+    const result: SlotScores = { slots: [], scores: [] };
+    const queryNorm = norm(query);
     const dims = this.#dims;
     const data = this.#data;
-    const queryNorm = norm(query);
-    for (let slot = 0; slot < this.#ids.length; slot++) {
-      const id = this.#ids[slot]!;
-      if (keep !== undefined && !keep(id)) continue;
+    for (const slot of slots) {
       const base = slot * dims;
       let dot = 0;
       for (let i = 0; i < dims; i++) dot += query[i]! * data[base + i]!;
       const norms = queryNorm * this.#norms[slot]!;
-      result.ids.push(id);
+      result.slots.push(slot);
       // Rounding can carry a cosine just past ±1.
       result.scores.push(norms === 0 ? 0 : Math.max(-1, Math.min(1, dot / norms)));
     }
     return result;
   }
 
-  #checkDims(vector: Float32Array): void {
+  /** Throws a RangeError unless `vector` has the stored dimensions. */
+  checkDims(vector: Float32Array): void {
     if (vector.length !== this.#dims) {
       throw new RangeError(`Vector has ${vector.length} dimensions; this index holds ${this.#dims}`);
     }
@@ -82,7 +62,7 @@ export class VectorStore {
 
   #grow(slots: number): void {
     if (slots <= this.#norms.length) return;
-    const capacity = Math.max(16, this.#norms.length * 2);
+    const capacity = Math.max(16, slots, this.#norms.length * 2);
     const data = new Float32Array(capacity * this.#dims);
     data.set(this.#data);
     this.#data = data;

@@ -6,7 +6,8 @@
 import { changeMutations, type DocChange } from "./doc_records.ts";
 import { decodeDocChanges, encodeDocChanges } from "./doc_change_codec.ts";
 import { indexKey, stagedBatchPrefix, stagedChunkKey, trashKey } from "./kv_keys.ts";
-import { batchMutations, chunkBytes, commitInBatches, deleteTrees, readChunks } from "./kv_batches.ts";
+import { batchMutations, chunkBytes, commitInBatches, deleteTrees, MAX_CHUNK_BYTES, readChunks } from "./kv_batches.ts";
+import { logMutation } from "./change_log.ts";
 import { concatBytes } from "../concat_bytes.ts";
 
 /** A staged batch of changes that the record has made visible but the document records do not show yet. */
@@ -73,56 +74,58 @@ export async function createIndexRecord(kv: Deno.Kv, record: IndexRecord, change
 }
 
 /**
- * Commits `changes` and the `next` record if the record is still `current`. Returns false on a conflict, so that the
- * caller can read again and retry.
+ * Commits `changes`, their change-log entry and the `next` record if the record is still `current`. Returns the size
+ * of the logged changes in bytes, or null on a conflict, so that the caller can read again and retry.
  */
 export async function commitIndexChanges(
   kv: Deno.Kv,
   current: Deno.KvEntry<IndexRecord>,
   changes: DocChange[],
   next: IndexRecord,
-): Promise<boolean> {
-  const mutations = changes.flatMap((change) => changeMutations(next.id, change));
-  const batches = batchMutations(mutations);
-  if (batches.length <= 1) {
-    const result = await kv.atomic().check(current).set(current.key, next).mutate(...(batches[0] ?? [])).commit();
-    return result.ok;
+): Promise<number | null> {
+  const encoded = encodeDocChanges(changes);
+  if (encoded.byteLength <= MAX_CHUNK_BYTES) {
+    const mutations = changes.flatMap((change) => changeMutations(next.id, change));
+    mutations.push(logMutation(next.id, next.revision, { bytes: encoded }));
+    const batches = batchMutations(mutations);
+    if (batches.length === 1) {
+      const result = await kv.atomic().check(current).set(current.key, next).mutate(...batches[0]!).commit();
+      return result.ok ? encoded.byteLength : null;
+    }
   }
   const batchId = crypto.randomUUID();
-  const chunks = chunkBytes(encodeDocChanges(changes));
+  const chunks = chunkBytes(encoded);
   await commitInBatches(
     kv,
     chunks.map((value, seq) => ({ type: "set", key: stagedChunkKey(next.id, batchId, seq), value })),
   );
   const pending: PendingBatch = { batchId, chunks: chunks.length };
-  const result = await kv.atomic().check(current).set(current.key, { ...next, pending }).commit();
+  const result = await kv.atomic().check(current).set(current.key, { ...next, pending })
+    .mutate(logMutation(next.id, next.revision, pending)).commit();
   if (!result.ok) {
-    await deleteStagedChunks(kv, next.id, pending);
-    return false;
+    await deleteTrees(kv, [stagedBatchPrefix(next.id, batchId)]);
+    return null;
   }
   await applyPendingBatch(kv, { ...current, value: { ...next, pending }, versionstamp: result.versionstamp });
-  return true;
+  return encoded.byteLength;
 }
 
 /**
  * Applies a record's pending batch to the document records, then clears it. Every commit checks that the record is
- * unchanged, so that a slower process applying the same batch stops once another has finished it.
+ * unchanged, so that a slower process applying the same batch stops once another has finished it. The staged chunks
+ * stay: the change log names them until a snapshot covers their revision.
  */
 async function applyPendingBatch(kv: Deno.Kv, entry: Deno.KvEntry<IndexRecord>): Promise<void> {
   const pending = entry.value.pending!;
   const keys = Array.from({ length: pending.chunks }, (_, seq) => stagedChunkKey(entry.value.id, pending.batchId, seq));
   const chunks = await readChunks(kv, keys);
-  if (chunks === null) return; // Another process has applied this batch and deleted its chunks.
+  // Gone only when another process applied the batch and a snapshot has since covered its revision.
+  if (chunks === null) return;
   const changes = decodeDocChanges(concatBytes(chunks));
   const mutations = changes.flatMap((change) => changeMutations(entry.value.id, change));
   if (!await commitInBatches(kv, mutations, [entry])) return;
   const { pending: _, ...settled } = entry.value;
-  const result = await kv.atomic().check(entry).set(entry.key, settled).commit();
-  if (result.ok) await deleteStagedChunks(kv, entry.value.id, pending);
-}
-
-async function deleteStagedChunks(kv: Deno.Kv, indexId: string, pending: PendingBatch): Promise<void> {
-  await deleteTrees(kv, [stagedBatchPrefix(indexId, pending.batchId)]);
+  await kv.atomic().check(entry).set(entry.key, settled).commit();
 }
 
 /** Removes an index record if it is still `current`, and marks its data as garbage in the same commit. */

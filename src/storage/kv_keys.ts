@@ -40,6 +40,16 @@ export function stagedBatchPrefix(indexId: string, batchId?: string) {
   return batchId === undefined ? ["staged", indexId] as const : ["staged", indexId, batchId] as const;
 }
 
+/** The change-log entry of one index revision: the document changes of the write that made it. */
+export function logKey(indexId: string, revision: number) {
+  return ["log", indexId, revision] as const;
+}
+
+/** The prefix of an index's whole change log, in revision order. */
+export function logPrefix(indexId: string) {
+  return ["log", indexId] as const;
+}
+
 /** The pointer to an index's current snapshot. */
 export function snapshotPointerKey(indexId: string) {
   return ["snapshot", indexId] as const;
@@ -71,6 +81,7 @@ export function trashPrefix() {
 export function indexDataPrefixes(indexId: string): Deno.KvKey[] {
   return [
     docsPrefix(indexId),
+    logPrefix(indexId),
     stagedBatchPrefix(indexId),
     [...snapshotPointerKey(indexId)],
     snapshotChunksPrefix(indexId),

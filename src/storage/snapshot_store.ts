@@ -1,12 +1,8 @@
 /**
- * Index snapshots: the whole index in the compact binary change format, written as immutable chunks under a fresh
- * version id and made visible by one atomic swap of the index's snapshot pointer. Old versions are deleted after the
- * swap.
+ * Index snapshots: opaque bytes (the search state at one revision), written as immutable chunks under a fresh version
+ * id and made visible by one atomic swap of the index's snapshot pointer. Old versions are deleted after the swap.
  */
-import { type DocChange, listDocs } from "./doc_records.ts";
-import { decodeDocChanges, encodeDocChanges } from "./doc_change_codec.ts";
-import type { IndexRecord } from "./index_records.ts";
-import { snapshotChunkKey, snapshotChunksPrefix, snapshotPointerKey } from "./kv_keys.ts";
+import { snapshotChunkKey, snapshotChunksPrefix, snapshotPointerKey, trashKey } from "./kv_keys.ts";
 import { chunkBytes, commitInBatches, deleteTrees, readChunks } from "./kv_batches.ts";
 import { concatBytes } from "../concat_bytes.ts";
 
@@ -18,22 +14,18 @@ export interface SnapshotPointer {
   bytes: number;
 }
 
-/** A snapshot read back: the revision it shows and every document at that revision. */
+/** A snapshot: the revision it shows and its bytes. */
 export interface Snapshot {
   revision: number;
-  docs: DocChange[];
+  bytes: Uint8Array;
 }
 
 /**
- * Writes a snapshot of the index behind `entry`. Returns false, leaving nothing behind, when the index changed while
- * the snapshot was being taken.
+ * Stores a snapshot of an index unless it already has one as recent, or the index has been deleted; returns whether
+ * it became the current one.
  */
-export async function writeSnapshot(kv: Deno.Kv, entry: Deno.KvEntry<IndexRecord>): Promise<boolean> {
-  const indexId = entry.value.id;
-  const docs: DocChange[] = [];
-  for await (const [id, doc] of listDocs(kv, indexId)) docs.push({ id, doc, previousParts: 0 });
-  const bytes = encodeDocChanges(docs);
-  const chunks = chunkBytes(bytes);
+export async function writeSnapshot(kv: Deno.Kv, indexId: string, snapshot: Snapshot): Promise<boolean> {
+  const chunks = chunkBytes(snapshot.bytes);
   const versionId = crypto.randomUUID();
   await commitInBatches(
     kv,
@@ -43,23 +35,32 @@ export async function writeSnapshot(kv: Deno.Kv, entry: Deno.KvEntry<IndexRecord
   const previous = await kv.get<SnapshotPointer>(pointerKey);
   const pointer: SnapshotPointer = {
     versionId,
-    revision: entry.value.revision,
+    revision: snapshot.revision,
     chunks: chunks.length,
-    bytes: bytes.byteLength,
+    bytes: snapshot.bytes.byteLength,
   };
-  const result = await kv.atomic().check(entry, previous).set(pointerKey, pointer).commit();
+  const newer = (previous.value?.revision ?? -1) < snapshot.revision;
+  const result = newer
+    ? await kv.atomic().check(previous, { key: trashKey(indexId), versionstamp: null }).set(pointerKey, pointer)
+      .commit()
+    : { ok: false };
   const obsolete = result.ok ? previous.value?.versionId : versionId;
   if (obsolete !== undefined) await deleteTrees(kv, [snapshotChunksPrefix(indexId, obsolete)]);
   return result.ok;
 }
 
+/** Reads the pointer of an index's current snapshot, or null when it has none. */
+export async function readSnapshotPointer(kv: Deno.Kv, indexId: string): Promise<SnapshotPointer | null> {
+  return (await kv.get<SnapshotPointer>(snapshotPointerKey(indexId))).value;
+}
+
 /** Reads an index's current snapshot, or null when it has none. */
 export async function readSnapshot(kv: Deno.Kv, indexId: string): Promise<Snapshot | null> {
-  const pointer = await kv.get<SnapshotPointer>(snapshotPointerKey(indexId));
-  if (pointer.value === null) return null;
-  const { versionId, revision, chunks } = pointer.value;
+  const pointer = await readSnapshotPointer(kv, indexId);
+  if (pointer === null) return null;
+  const { versionId, revision, chunks } = pointer;
   const keys = Array.from({ length: chunks }, (_, seq) => snapshotChunkKey(indexId, versionId, seq));
   const parts = await readChunks(kv, keys);
   if (parts === null) throw new Error(`Snapshot version "${versionId}" of index "${indexId}" has missing chunks`);
-  return { revision, docs: decodeDocChanges(concatBytes(parts)) };
+  return { revision, bytes: concatBytes(parts) };
 }

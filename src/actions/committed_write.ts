@@ -1,0 +1,19 @@
+/** What follows every committed document write: the in-memory search state and the snapshot policy hear of it. */
+import type { ServiceContext } from "../context.ts";
+import type { DocChange } from "../storage/doc_records.ts";
+import type { IndexRecord } from "../storage/index_records.ts";
+
+/** A committed write: the record before and after, the changes, and their size in the change log. */
+export interface CommittedWrite {
+  before: IndexRecord;
+  after: IndexRecord;
+  changes: DocChange[];
+  logBytes: number;
+}
+
+/** Updates the cached search state in place and lets the snapshot scheduler count the log. */
+export function noteCommittedWrite(ctx: ServiceContext, write: CommittedWrite): void {
+  const { before, after, changes, logBytes } = write;
+  ctx.searchIndexes.applyWrite(after.id, before.revision, after.revision, changes);
+  ctx.snapshots.noteWrite({ projectId: after.projectId, indexName: after.name, indexId: after.id }, logBytes);
+}

@@ -1,0 +1,135 @@
+/** Little-endian binary writing and reading for the storage formats: integers, floats, strings and byte runs. */
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Appends values to a growing buffer. */
+export class ByteWriter {
+  #bytes = new Uint8Array(1024);
+  #view = new DataView(this.#bytes.buffer);
+  #length = 0;
+
+  /** The bytes written so far, as a view of the writer's buffer. */
+  bytes(): Uint8Array {
+    return this.#bytes.subarray(0, this.#length);
+  }
+
+  u8(value: number): void {
+    this.#reserve(1);
+    this.#view.setUint8(this.#length, value);
+    this.#length += 1;
+  }
+
+  u32(value: number): void {
+    this.#reserve(4);
+    this.#view.setUint32(this.#length, value, true);
+    this.#length += 4;
+  }
+
+  f64(value: number): void {
+    this.#reserve(8);
+    this.#view.setFloat64(this.#length, value, true);
+    this.#length += 8;
+  }
+
+  /** A UTF-8 string, after its byte length as u32. */
+  string(value: string): void {
+    this.#reserve(4 + value.length * 3);
+    const { written } = encoder.encodeInto(value, this.#bytes.subarray(this.#length + 4));
+    this.#view.setUint32(this.#length, written, true);
+    this.#length += 4 + written;
+  }
+
+  /** Raw bytes, after their length as u32. */
+  run(value: Uint8Array): void {
+    this.u32(value.byteLength);
+    this.#reserve(value.byteLength);
+    this.#bytes.set(value, this.#length);
+    this.#length += value.byteLength;
+  }
+
+  /** Float32 or uint32 values, padded to start 4-byte aligned, so that readers view them without copying. */
+  words(values: Float32Array | Uint32Array): void {
+    this.u32(values.length);
+    this.#reserve(3 + values.byteLength);
+    this.#length += (4 - this.#length % 4) % 4;
+    this.#bytes.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), this.#length);
+    this.#length += values.byteLength;
+  }
+
+  #reserve(more: number): void {
+    if (this.#length + more <= this.#bytes.byteLength) return;
+    const bytes = new Uint8Array(Math.max(this.#length + more, this.#bytes.byteLength * 2));
+    bytes.set(this.#bytes.subarray(0, this.#length));
+    this.#bytes = bytes;
+    this.#view = new DataView(bytes.buffer);
+  }
+}
+
+/** Reads what a {@link ByteWriter} wrote, in the same order; throws a RangeError past the end. */
+export class ByteReader {
+  readonly #bytes: Uint8Array;
+  readonly #view: DataView;
+  #offset = 0;
+
+  constructor(bytes: Uint8Array) {
+    // A fresh, aligned copy when the bytes do not start at an aligned offset of their buffer.
+    this.#bytes = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+    this.#view = new DataView(this.#bytes.buffer, this.#bytes.byteOffset, this.#bytes.byteLength);
+  }
+
+  /** Whether every byte has been read. */
+  get done(): boolean {
+    return this.#offset >= this.#bytes.byteLength;
+  }
+
+  u8(): number {
+    const value = this.#view.getUint8(this.#offset);
+    this.#offset += 1;
+    return value;
+  }
+
+  u32(): number {
+    const value = this.#view.getUint32(this.#offset, true);
+    this.#offset += 4;
+    return value;
+  }
+
+  f64(): number {
+    const value = this.#view.getFloat64(this.#offset, true);
+    this.#offset += 8;
+    return value;
+  }
+
+  string(): string {
+    return decoder.decode(this.run());
+  }
+
+  /** Raw bytes, as a view into the reader's buffer. */
+  run(): Uint8Array {
+    const length = this.u32();
+    if (this.#offset + length > this.#bytes.byteLength) throw new RangeError("Byte run passes the end of the data");
+    const value = this.#bytes.subarray(this.#offset, this.#offset + length);
+    this.#offset += length;
+    return value;
+  }
+
+  /** Float32 values that {@link ByteWriter.words} wrote, as a view into the reader's buffer. */
+  floats(): Float32Array {
+    return new Float32Array(...this.#words());
+  }
+
+  /** Uint32 values that {@link ByteWriter.words} wrote, as a view into the reader's buffer. */
+  uints(): Uint32Array {
+    return new Uint32Array(...this.#words());
+  }
+
+  #words(): [ArrayBufferLike, number, number] {
+    const length = this.u32();
+    this.#offset += (4 - (this.#bytes.byteOffset + this.#offset) % 4) % 4;
+    if (this.#offset + length * 4 > this.#bytes.byteLength) throw new RangeError("Words pass the end of the data");
+    const start = this.#bytes.byteOffset + this.#offset;
+    this.#offset += length * 4;
+    return [this.#bytes.buffer, start, length];
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Approximate nearest neighbours for large indexes: an HNSW graph (USearch, a native library with prebuilt binaries
+ * on npm) over the document vectors, keyed by slot. It only proposes candidates; their scores are computed exactly
+ * from the float32 vectors.
+ */
+import { Index, MetricKind, ScalarKind } from "usearch";
+import type { VectorStore } from "./vector_store.ts";
+
+/** Graph degree and build-time search breadth: USearch's defaults, which give high recall on sentence embeddings. */
+const CONNECTIVITY = 16;
+const EXPANSION_ADD = 128;
+const EXPANSION_SEARCH = 64;
+
+/** An HNSW index of vectors by slot, under cosine distance. */
+export class AnnIndex {
+  readonly #index: Index;
+
+  constructor(dims: number) {
+    this.#index = new Index({
+      dimensions: dims,
+      metric: MetricKind.Cos,
+      quantization: ScalarKind.F16,
+      connectivity: CONNECTIVITY,
+      expansion_add: EXPANSION_ADD,
+      expansion_search: EXPANSION_SEARCH,
+      multi: false,
+    });
+  }
+
+  /** How many vectors it holds. */
+  get size(): number {
+    return this.#index.size();
+  }
+
+  /** Adds the vectors of slots that hold none, reading them from `vectors`, in one multi-threaded call. */
+  add(slots: number[], vectors: VectorStore): void {
+    if (slots.length === 0) return;
+    const matrix = new Float32Array(slots.length * vectors.dims);
+    slots.forEach((slot, i) => matrix.set(vectors.row(slot), i * vectors.dims));
+    this.#index.add(BigUint64Array.from(slots, BigInt), matrix);
+  }
+
+  /** Removes the vector of a slot, if any. */
+  remove(slot: number): void {
+    this.#index.remove(BigInt(slot));
+  }
+
+  /** The slots of (about) the `count` nearest vectors to `query`, nearest first. */
+  search(query: Float32Array, count: number): number[] {
+    const matches = this.#index.search(query, count, 0);
+    return Array.from(matches.keys, Number);
+  }
+
+  /** The whole graph as bytes, for a snapshot. */
+  save(): Uint8Array {
+    const path = Deno.makeTempFileSync({ prefix: "quire-ann-" });
+    try {
+      this.#index.save(path);
+      return Deno.readFileSync(path);
+    } finally {
+      Deno.removeSync(path);
+    }
+  }
+
+  /** Restores a graph that {@link save} wrote. */
+  static load(bytes: Uint8Array, dims: number): AnnIndex {
+    const ann = new AnnIndex(dims);
+    const path = Deno.makeTempFileSync({ prefix: "quire-ann-" });
+    try {
+      Deno.writeFileSync(path, bytes);
+      ann.#index.load(path);
+      return ann;
+    } finally {
+      Deno.removeSync(path);
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The snapshot format of an index's search state: its documents by slot (id, text, metadata as JSON, term count),
+ * their vectors as float32 (each stored once), the full-text postings, and the HNSW graph, so that a load rebuilds
+ * nothing it can read.
+ */
+import { ByteReader, ByteWriter } from "../byte_codec.ts";
+import { AnnIndex } from "./ann_index.ts";
+import { type DocContent, SearchIndex } from "./search_index.ts";
+import { type Posting, TextIndex } from "./text_index.ts";
+import { VectorStore } from "./vector_store.ts";
+
+const FORMAT = "quire-search-1";
+
+/** Encodes an index's search state. */
+export function encodeSearchSnapshot(index: SearchIndex): Uint8Array {
+  const { revision, ids, contents, vectors, text, ann } = index.parts();
+  const out = new ByteWriter();
+  out.string(FORMAT);
+  out.f64(revision);
+  out.u32(ids.length);
+  out.u32(vectors.dims);
+  ids.forEach((id, slot) => {
+    if (id === undefined) {
+      out.u8(0);
+      return;
+    }
+    const content = contents[slot]!;
+    out.u8(1);
+    out.string(id);
+    out.string(content.text);
+    out.string(content.metadata === undefined ? "" : JSON.stringify(content.metadata));
+    out.u32(text.length(slot));
+    out.words(vectors.row(slot));
+  });
+  const postings = [...text.postings()];
+  out.u32(postings.length);
+  for (const { term, slots, counts } of postings) {
+    out.string(term);
+    out.words(Uint32Array.from(slots));
+    out.words(Uint32Array.from(counts));
+  }
+  out.run(ann?.save() ?? new Uint8Array(0));
+  return out.bytes();
+}
+
+/** Decodes what {@link encodeSearchSnapshot} wrote. */
+export function decodeSearchSnapshot(bytes: Uint8Array): SearchIndex {
+  const input = new ByteReader(bytes);
+  const format = input.string();
+  if (format !== FORMAT) throw new Error(`Unknown search snapshot format "${format}"`);
+  const revision = input.f64();
+  const slots = input.u32();
+  const dims = input.u32();
+  const ids: (string | undefined)[] = new Array(slots);
+  const contents: (DocContent | undefined)[] = new Array(slots);
+  const lengths = new Uint32Array(slots);
+  const vectors = new VectorStore();
+  let docs = 0;
+  for (let slot = 0; slot < slots; slot++) {
+    if (input.u8() === 0) continue;
+    ids[slot] = input.string();
+    const text = input.string();
+    const metadata = input.string();
+    contents[slot] = metadata === "" ? { text } : { text, metadata: JSON.parse(metadata) };
+    lengths[slot] = input.u32();
+    vectors.set(slot, input.floats());
+    docs++;
+  }
+  const postings: Posting[] = [];
+  for (let terms = input.u32(); terms > 0; terms--) {
+    postings.push({ term: input.string(), slots: Array.from(input.uints()), counts: Array.from(input.uints()) });
+  }
+  const text = TextIndex.fromPostings(postings, lengths, docs);
+  const graph = input.run();
+  const ann = graph.byteLength === 0 ? undefined : AnnIndex.load(graph, dims);
+  return new SearchIndex({ revision, ids, contents, vectors, text, ann });
+}
