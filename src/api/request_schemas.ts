@@ -98,6 +98,14 @@ function docIdsSchema(limits: Limits) {
   });
 }
 
+/** Paging options: at most `limit` items after `cursor` (the value of the previous page's `x-next-cursor`). */
+function pageSchema(limits: Limits) {
+  return z.object({
+    limit: z.number().int().min(1).max(limits.maxDocsPerRequest).optional(),
+    cursor: z.string().min(1).optional(),
+  });
+}
+
 /** A metadata filter, parsed into a predicate; a malformed one is an issue at the bad operator or path. */
 const filterSchema = z.unknown().transform((value, ctx) => {
   try {
@@ -142,7 +150,7 @@ export function requestSchema(limits: Limits) {
       modelId: z.string().optional(),
     }),
     z.object({ action: z.literal("getIndex"), ...indexed }),
-    z.object({ action: z.literal("listIndexes"), ...base }),
+    z.object({ action: z.literal("listIndexes"), ...base, options: pageSchema(limits).optional() }),
     z.object({ action: z.literal("deleteIndex"), ...indexed }),
     z.object({
       action: z.literal("addDocs"),
@@ -158,7 +166,7 @@ export function requestSchema(limits: Limits) {
     z.object({
       action: z.literal("getDocs"),
       ...indexed,
-      options: z.object({ docIds: docIdsSchema(limits).optional() }).optional(),
+      options: pageSchema(limits).extend({ docIds: docIdsSchema(limits).optional() }).optional(),
     }),
     searchSchema(limits),
   ]);

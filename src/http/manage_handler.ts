@@ -4,6 +4,7 @@ import { ACTIONS, describeIssue, isAction, requestSchema } from "../api/request_
 import { authenticate } from "../api/authenticate.ts";
 import { dispatch } from "../api/dispatch.ts";
 import { ApiError, errorResponse } from "./api_error.ts";
+import { ActionReply } from "./action_reply.ts";
 import { readJsonObject } from "./read_json_body.ts";
 
 /** Options of the handler. */
@@ -59,7 +60,8 @@ export function createManageHandler(
       }
       const parsed = schema.safeParse(body);
       if (!parsed.success) throw new ApiError(400, describeIssue(parsed.error));
-      return Response.json(await dispatch(ctx, parsed.data));
+      const result = await dispatch(ctx, parsed.data);
+      return result instanceof ActionReply ? result.toResponse() : Response.json(result);
     } catch (error) {
       return errorResponse(error, action);
     }

@@ -93,12 +93,16 @@ export async function readDocs(kv: Deno.Kv, indexId: string, ids: string[]): Pro
   return docs;
 }
 
-/** Streams every document of an index in id order. */
-export async function* listDocs(kv: Deno.Kv, indexId: string): AsyncGenerator<[string, StoredDoc]> {
+/** Streams the documents of an index in id order: all, or those whose id sorts after `after`. */
+export async function* listDocs(kv: Deno.Kv, indexId: string, after?: string): AsyncGenerator<[string, StoredDoc]> {
   let id: string | undefined;
   let head: DocHead | undefined;
   let rest: string[] = [];
-  for await (const entry of kv.list<DocHead | string>({ prefix: docsPrefix(indexId) }, { batchSize: 500 })) {
+  // "\0" is the least suffix, so ids after `after` (and none of its parts) sort from there on.
+  const selector = after === undefined
+    ? { prefix: docsPrefix(indexId) }
+    : { prefix: docsPrefix(indexId), start: [...docsPrefix(indexId), `${after}\0`] };
+  for await (const entry of kv.list<DocHead | string>(selector, { batchSize: 500 })) {
     const entryId = entry.key[2] as string;
     if (entry.key[3] === 0) {
       if (id !== undefined && head !== undefined) yield [id, assembleDoc(head, rest)];
