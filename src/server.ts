@@ -8,6 +8,8 @@ import { SearchIndexCache } from "./search/search_index_cache.ts";
 import { SnapshotScheduler } from "./search/snapshot_scheduler.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
 import { createManageHandler } from "./http/manage_handler.ts";
+import { isIndexJobMessage } from "./jobs/job_store.ts";
+import { runIndexJob } from "./jobs/run_index_job.ts";
 import { createProject, listProjects } from "./projects/project_store.ts";
 
 /** The project created on first start, so that a newcomer has a key at once. */
@@ -58,6 +60,11 @@ export async function startService(
     background,
   };
   background.run("collect garbage", () => collectGarbage(kv));
+  // Queued writes (`options.wait: false`); the listener ends when the store closes.
+  kv.listenQueue((message) => {
+    if (!isIndexJobMessage(message)) return;
+    return background.watch(runIndexJob(context, message));
+  }).catch((error) => console.error("The job queue listener stopped:", error));
   const handler = createManageHandler(context, { maxBodyBytes: config.MAX_BODY_BYTES });
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({

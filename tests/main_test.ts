@@ -1,55 +1,22 @@
 /** End-to-end through `main.ts` as a subprocess: first start, the printed key, SIGTERM, the CLI and `--help`. */
 import assert from "node:assert/strict";
 import { CONFIG_HELP } from "../src/config.ts";
-import { testModels } from "./_helpers.ts";
+import { PERMISSIONS, serverEnvironment, startServerProcess } from "./_server_process.ts";
 
-const PERMISSIONS = ["--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-ffi", "--allow-sys"];
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-
-async function environment(): Promise<Record<string, string>> {
-  const dir = await Deno.makeTempDir({ prefix: "quire-main-" });
-  await Deno.writeTextFile(`${dir}/models.json`, JSON.stringify(await testModels()));
-  return {
-    HOSTNAME: "127.0.0.1",
-    PORT: "0",
-    DENO_KV_PATH: `${dir}/data/quire.kv`,
-    MODELS_FILE: `${dir}/models.json`,
-    ALLOW_REMOTE_MODELS: "false",
-  };
-}
 
 async function runCli(env: Record<string, string>, ...args: string[]): Promise<Deno.CommandOutput> {
   return await new Deno.Command(Deno.execPath(), { args: ["run", ...PERMISSIONS, MAIN, ...args], env }).output();
 }
 
 Deno.test("first start creates project default, prints its key once and where it listens; SIGTERM exits 0", async () => {
-  const env = await environment();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, MAIN],
-    env,
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let output = "";
-  while (!/listening on (\S+)/.test(output)) {
-    const { done, value } = await lines.read();
-    if (done) break;
-    output += value;
-  }
-  const key = output.match(/key is shown only now: (\S+)/)?.[1];
-  const url = output.match(/listening on (\S+)/)?.[1];
-  assert.ok(key, output);
-  assert.match(url ?? "", /^http:\/\/127\.0\.0\.1:\d+\/manage$/);
-  const response = await fetch(url!, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-service-version": "v1", "x-project-key": key! },
-    body: JSON.stringify({ action: "createIndex", projectId: "default", indexName: "hello", docs: [] }),
-  });
+  const env = await serverEnvironment();
+  const server = await startServerProcess(env);
+  assert.match(server.key, /^qk_/);
+  assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/manage$/);
+  const response = await server.call({ action: "createIndex", indexName: "hello", docs: [] });
   assert.equal(await response.json(), true);
-  child.kill("SIGTERM");
-  assert.equal((await child.status).code, 0);
-  await lines.cancel();
+  assert.equal(await server.stop("SIGTERM"), 0);
 
   const listed = await runCli(env, "project", "list");
   assert.equal(listed.code, 0);
@@ -57,7 +24,7 @@ Deno.test("first start creates project default, prints its key once and where it
 });
 
 Deno.test("cli project create prints exactly one JSON line on stdout", async () => {
-  const env = await environment();
+  const env = await serverEnvironment();
   const created = await runCli(env, "project", "create", "acme");
   assert.equal(created.code, 0);
   const stdout = new TextDecoder().decode(created.stdout);
@@ -74,7 +41,7 @@ Deno.test("--help prints every configuration variable, and a bad variable stops 
   const help = await runCli({}, "--help");
   const text = new TextDecoder().decode(help.stdout);
   for (const name of Object.keys(CONFIG_HELP)) assert.match(text, new RegExp(`\\b${name}\\b`));
-  const bad = await runCli({ ...await environment(), PORT: "many" });
+  const bad = await runCli({ ...await serverEnvironment(), PORT: "many" });
   assert.equal(bad.code, 1);
   assert.match(new TextDecoder().decode(bad.stderr), /^Invalid PORT: /);
 });

@@ -3,7 +3,7 @@ import { indexLockKey, type ServiceContext } from "../context.ts";
 import type { RequestOf } from "../api/request_schemas.ts";
 import { readDocHeads } from "../storage/doc_records.ts";
 import { commitIndexChanges, type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
-import { nextTimestamp } from "./index_view.ts";
+import { nextRevision } from "./next_revision.ts";
 import { indexNotFound } from "./index_not_found.ts";
 import { retryOnConflict } from "./conflict_retries.ts";
 import { noteCommittedWrite } from "./committed_write.ts";
@@ -19,12 +19,7 @@ export async function deleteDocs(ctx: ServiceContext, request: RequestOf<"delete
       const index = entry.value;
       const heads = await readDocHeads(ctx.kv, index.id, ids);
       const changes = [...heads].map(([id, head]) => ({ id, doc: null, previousParts: head.parts }));
-      const next: IndexRecord = {
-        ...index,
-        revision: index.revision + 1,
-        docCount: index.docCount - changes.length,
-        updatedAt: nextTimestamp(index.updatedAt),
-      };
+      const next = nextRevision(index, { docDelta: -changes.length });
       const logBytes = await commitIndexChanges(ctx.kv, entry as Deno.KvEntry<IndexRecord>, changes, next);
       if (logBytes === null) return undefined;
       noteCommittedWrite(ctx, { before: index, after: next, changes, logBytes });

@@ -148,6 +148,7 @@ export function requestSchema(limits: Limits) {
       ...indexed,
       docs: docsSchema(limits),
       modelId: z.string().optional(),
+      options: z.object({ wait: z.boolean().optional() }).optional(),
     }),
     z.object({ action: z.literal("getIndex"), ...indexed }),
     z.object({ action: z.literal("listIndexes"), ...base, options: pageSchema(limits).optional() }),
@@ -156,7 +157,7 @@ export function requestSchema(limits: Limits) {
       action: z.literal("addDocs"),
       ...indexed,
       docs: docsSchema(limits),
-      options: z.object({ upsert: z.boolean().optional() }).optional(),
+      options: z.object({ upsert: z.boolean().optional(), wait: z.boolean().optional() }).optional(),
     }),
     z.object({
       action: z.literal("deleteDocs"),

@@ -13,6 +13,13 @@ export class BackgroundTasks {
     this.#running.add(promise);
   }
 
+  /** Tracks work that someone else awaits (and handles the failure of) until it settles; returns it unchanged. */
+  watch<T>(work: Promise<T>): Promise<T> {
+    const settled = work.then(() => {}, () => {}).finally(() => this.#running.delete(settled));
+    this.#running.add(settled);
+    return work;
+  }
+
   /** Resolves once no task is running, including tasks started while waiting. */
   async idle(): Promise<void> {
     while (this.#running.size > 0) await Promise.all(this.#running);

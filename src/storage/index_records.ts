@@ -16,6 +16,17 @@ export interface PendingBatch {
   chunks: number;
 }
 
+/** A `wait: false` write that runs from the job queue: while running, and after failing until the next write. */
+export interface IndexJob {
+  id: string;
+  /** `create` shows the index as `Building`, `add` as `Updating`. */
+  kind: "create" | "add";
+  state: "running" | "failed";
+  done: number;
+  total: number;
+  error?: string;
+}
+
 /** An index as stored. */
 export interface IndexRecord {
   id: string;
@@ -29,6 +40,7 @@ export interface IndexRecord {
   createdAt: string;
   updatedAt: string;
   pending?: PendingBatch;
+  job?: IndexJob;
 }
 
 /** Why an index id's data is garbage, and since when. */

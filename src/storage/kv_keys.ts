@@ -50,6 +50,16 @@ export function logPrefix(indexId: string) {
   return ["log", indexId] as const;
 }
 
+/** One chunk of the documents of a queued write, staged until its job has run. */
+export function jobChunkKey(indexId: string, jobId: string, seq: number) {
+  return ["jobs", indexId, jobId, seq] as const;
+}
+
+/** The prefix of the staged documents of an index's queued writes, or of one of them. */
+export function jobPrefix(indexId: string, jobId?: string) {
+  return jobId === undefined ? ["jobs", indexId] as const : ["jobs", indexId, jobId] as const;
+}
+
 /** The pointer to an index's current snapshot. */
 export function snapshotPointerKey(indexId: string) {
   return ["snapshot", indexId] as const;
@@ -82,6 +92,7 @@ export function indexDataPrefixes(indexId: string): Deno.KvKey[] {
   return [
     docsPrefix(indexId),
     logPrefix(indexId),
+    jobPrefix(indexId),
     stagedBatchPrefix(indexId),
     [...snapshotPointerKey(indexId)],
     snapshotChunksPrefix(indexId),

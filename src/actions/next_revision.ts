@@ -1,0 +1,27 @@
+/** The index record after a document write. */
+import type { IndexRecord } from "../storage/index_records.ts";
+import { nextTimestamp } from "./index_view.ts";
+
+/** How a write changes the record. */
+export interface RevisionChange {
+  /** Documents added minus documents removed. */
+  docDelta: number;
+  /** The queued job that this write finishes, if any. */
+  jobId?: string;
+}
+
+/**
+ * The next revision of `index`: one more revision, the new document count and a later `updatedAt`. A running job
+ * stays on the record unless this write finishes it; a failed one is cleared by any successful write.
+ */
+export function nextRevision(index: IndexRecord, change: RevisionChange): IndexRecord {
+  const { job, ...rest } = index;
+  const next: IndexRecord = {
+    ...rest,
+    revision: index.revision + 1,
+    docCount: index.docCount + change.docDelta,
+    updatedAt: nextTimestamp(index.updatedAt),
+  };
+  if (job?.state === "running" && job.id !== change.jobId) next.job = job;
+  return next;
+}

@@ -1,0 +1,47 @@
+/**
+ * Queued writes (`options.wait: false`): their documents are staged as JSON chunks, and a Deno KV queue message names
+ * them. The message is enqueued in the same atomic commit that marks the index record as building or updating, so a
+ * job exists exactly when the record says so, and a restart resumes it.
+ */
+import type { DocInput } from "../api/request_schemas.ts";
+import { jobChunkKey, jobPrefix } from "../storage/kv_keys.ts";
+import { chunkBytes, commitInBatches, deleteTrees, readChunks } from "../storage/kv_batches.ts";
+import { concatBytes } from "../concat_bytes.ts";
+
+/** The queue message of a job. */
+export interface IndexJobMessage {
+  kind: "indexJob";
+  projectId: string;
+  indexName: string;
+  indexId: string;
+  jobId: string;
+  chunks: number;
+  upsert: boolean;
+}
+
+/** Whether a queue message is a job message. */
+export function isIndexJobMessage(message: unknown): message is IndexJobMessage {
+  return typeof message === "object" && message !== null && (message as { kind?: unknown }).kind === "indexJob";
+}
+
+/** Stages a job's documents; returns the number of chunks. */
+export async function stageJobDocs(kv: Deno.Kv, indexId: string, jobId: string, docs: DocInput[]): Promise<number> {
+  const chunks = chunkBytes(new TextEncoder().encode(JSON.stringify(docs)));
+  await commitInBatches(
+    kv,
+    chunks.map((value, seq) => ({ type: "set", key: jobChunkKey(indexId, jobId, seq), value })),
+  );
+  return chunks.length;
+}
+
+/** Reads a job's staged documents; null when they are gone (the job finished, or its index was deleted). */
+export async function readJobDocs(kv: Deno.Kv, message: IndexJobMessage): Promise<DocInput[] | null> {
+  const keys = Array.from({ length: message.chunks }, (_, seq) => jobChunkKey(message.indexId, message.jobId, seq));
+  const chunks = await readChunks(kv, keys);
+  return chunks === null ? null : JSON.parse(new TextDecoder().decode(concatBytes(chunks)));
+}
+
+/** Deletes a job's staged documents. */
+export async function deleteJobDocs(kv: Deno.Kv, indexId: string, jobId: string): Promise<void> {
+  await deleteTrees(kv, [jobPrefix(indexId, jobId)]);
+}

@@ -1,0 +1,82 @@
+/** Runs `main.ts` as a real server process, for tests and benchmarks that restart, kill or measure it. */
+import { testModels } from "./_helpers.ts";
+
+/** The permissions of `deno task start`. */
+export const PERMISSIONS = [
+  "--allow-net",
+  "--allow-env",
+  "--allow-read",
+  "--allow-write",
+  "--allow-ffi",
+  "--allow-sys",
+];
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/** A running server process. */
+export interface ServerProcess {
+  url: string;
+  /** The key of the `default` project: printed at first start, or passed in. */
+  key: string;
+  pid: number;
+  /** Sends `body` to `POST /manage` as the `default` project. */
+  call(body: Record<string, unknown>): Promise<Response>;
+  /** Stops the process with `signal` and returns its exit code. */
+  stop(signal?: Deno.Signal): Promise<number>;
+}
+
+/** An environment for a server over a fresh temporary store, with the generated test models unless given others. */
+export async function serverEnvironment(modelsFile?: string): Promise<Record<string, string>> {
+  const dir = await Deno.makeTempDir({ prefix: "quire-main-" });
+  if (modelsFile === undefined) {
+    modelsFile = `${dir}/models.json`;
+    await Deno.writeTextFile(modelsFile, JSON.stringify(await testModels()));
+  }
+  return {
+    HOSTNAME: "127.0.0.1",
+    PORT: "0",
+    DENO_KV_PATH: `${dir}/data/quire.kv`,
+    MODELS_FILE: modelsFile,
+    ALLOW_REMOTE_MODELS: "false",
+  };
+}
+
+/** Starts `main.ts` with `env` and waits until it listens. */
+export async function startServerProcess(env: Record<string, string>, key = ""): Promise<ServerProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMISSIONS, MAIN],
+    env,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let output = "";
+  while (!/listening on (\S+)/.test(output)) {
+    const { done, value } = await lines.read();
+    if (done) throw new Error(`The server exited before listening: ${output}`);
+    output += value;
+  }
+  // Keep draining stdout, so that the process never blocks on a full pipe.
+  const drained = (async () => {
+    while (!(await lines.read()).done);
+  })();
+  const url = output.match(/listening on (\S+)/)![1]!;
+  const printedKey = output.match(/key is shown only now: (\S+)/)?.[1];
+  const projectKey = printedKey ?? key;
+  return {
+    url,
+    key: projectKey,
+    pid: child.pid,
+    call: (body) =>
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-service-version": "v1", "x-project-key": projectKey },
+        body: JSON.stringify({ projectId: "default", ...body }),
+      }),
+    async stop(signal: Deno.Signal = "SIGTERM") {
+      child.kill(signal);
+      const { code } = await child.status;
+      await drained;
+      return code;
+    },
+  };
+}
