@@ -1,0 +1,52 @@
+/** Runs the LanceDB peer (`lancedb_peer.ts`) in its own process and configuration, and returns its timings. */
+
+/** The peer's workload: the corpus vectors, the 10-document batches with their vectors, and the query vectors. */
+export interface PeerWorkload {
+  ids: string[];
+  vectors: Float32Array[];
+  batches: { id: string }[][];
+  batchVectors: Float32Array[][];
+  queries: Float32Array[];
+}
+
+/** The peer's timings in milliseconds, per operation. */
+export interface PeerTimings {
+  upsert: number[];
+  delete: number[];
+  search: number[];
+  setup: string;
+}
+
+/** Writes the workload into `dir`, runs the peer on it and returns its timings. */
+export async function runPeer(dir: string, workload: PeerWorkload): Promise<PeerTimings> {
+  const all = [...workload.vectors, ...workload.batchVectors.flat(), ...workload.queries];
+  const dims = all[0]!.length;
+  const floats = new Float32Array(all.length * dims);
+  all.forEach((vector, i) => floats.set(vector, i * dims));
+  await Deno.writeFile(`${dir}/peer.f32`, new Uint8Array(floats.buffer));
+  await Deno.writeTextFile(
+    `${dir}/peer.json`,
+    JSON.stringify({
+      dims,
+      ids: workload.ids,
+      batches: workload.batches.map((batch) => batch.map((doc) => doc.id)),
+      queries: workload.queries.length,
+    }),
+  );
+  const here = new URL(".", import.meta.url).pathname;
+  const { code, stdout } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "--config", `${here}deno.json`, `${here}lancedb_peer.ts`, dir],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (code !== 0) throw new Error(`The LanceDB peer exited with ${code}`);
+  const lines = new TextDecoder().decode(stdout).trim().split("\n");
+  const result = JSON.parse(lines.at(-1)!);
+  return {
+    upsert: result.upsert,
+    delete: result.delete,
+    search: result.search,
+    setup: `LanceDB ${workload.ids.length} rows loaded in ${(result.load / 1000).toFixed(1)} s, ` +
+      `vector index (IVF_PQ, its default) built in ${(result.indexing / 1000).toFixed(1)} s`,
+  };
+}
