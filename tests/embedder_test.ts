@@ -24,11 +24,24 @@ Deno.test("vectors are L2-normalised, deterministic, in input order, and indepen
   assert.equal(medium!.length, 48);
 });
 
+Deno.test("concurrent requests share batches, and each gets its own vectors in its own order", async () => {
+  using embedder = new DisposableEmbedder(await testModels());
+  const texts = Array.from({ length: 40 }, (_, i) => `text number ${i} ${"word ".repeat(i % 7)}`);
+  const alone: Float32Array[] = [];
+  for (const text of texts) alone.push((await embedder.embed(DEFAULT_MODEL_ID, [text]))[0]!);
+  const bulk = embedder.embed(DEFAULT_MODEL_ID, texts.slice(0, 30).reverse());
+  const queries = texts.slice(30).map((text) => embedder.embed(DEFAULT_MODEL_ID, [text]));
+  const [bulkVectors, ...queryVectors] = await Promise.all([bulk, ...queries]);
+  bulkVectors!.forEach((vector, i) => assert.ok(cosine(vector, alone[29 - i]!) > 0.9999, `bulk text ${i}`));
+  queryVectors.forEach(([vector], i) => assert.ok(cosine(vector!, alone[30 + i]!) > 0.9999, `query ${i}`));
+});
+
 Deno.test("a model that cannot load fails with an error, and the next call tries again", async () => {
   const registry = { [DEFAULT_MODEL_ID]: { source: "/nonexistent/model/dir", version: "1" } };
   using embedder = new DisposableEmbedder(registry);
   await assert.rejects(() => embedder.embed(DEFAULT_MODEL_ID, ["x"]), /Cannot load model "svc-minilm"/);
-  await assert.rejects(() => embedder.embed(DEFAULT_MODEL_ID, ["x"]), /Cannot load model/);
+  const both = [embedder.embed(DEFAULT_MODEL_ID, ["x"]), embedder.embed(DEFAULT_MODEL_ID, ["y", "z"])];
+  for (const attempt of both) await assert.rejects(() => attempt, /Cannot load model/, "every waiting request fails");
   assert.deepEqual(await embedder.embed(DEFAULT_MODEL_ID, []), []);
 });
 

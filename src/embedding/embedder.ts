@@ -1,6 +1,7 @@
 /**
  * Turns texts into mean-pooled, L2-normalised vectors with transformers.js (onnxruntime). Each model is loaded once,
- * on first use, and its runs are serialised; texts are sorted by length and batched to cut padding.
+ * on first use, and runs one batch at a time. Concurrent requests share batches: the texts of small requests (search
+ * queries) go first, then those of large ones, whose texts are sorted by length to cut padding.
  */
 import { env, type FeatureExtractionPipeline, pipeline } from "@huggingface/transformers";
 import { resolve } from "node:path";
@@ -8,6 +9,9 @@ import type { ModelRegistry, ModelSpec } from "./model_registry.ts";
 
 /** Texts per model run. */
 const BATCH_SIZE = 32;
+
+/** Requests of at most this many texts jump ahead of larger ones. */
+const INTERACTIVE_TEXTS = 4;
 
 /** How the embedder finds models. */
 export interface EmbedderOptions {
@@ -25,11 +29,31 @@ export class EmbeddingError extends Error {
   }
 }
 
+/** One `embed` call waiting for its vectors. */
+interface Request {
+  texts: string[];
+  /** Text positions in the order they are to be embedded. */
+  order: number[];
+  /** How many of `order` have been taken into batches. */
+  taken: number;
+  vectors: Float32Array[];
+  missing: number;
+  failed: boolean;
+  done: PromiseWithResolvers<Float32Array[]>;
+}
+
+/** The requests waiting for one model. */
+interface ModelQueue {
+  interactive: Request[];
+  bulk: Request[];
+  running: boolean;
+}
+
 /** Embeds texts with the models of a registry. */
 export class Embedder {
   readonly #registry: ModelRegistry;
   readonly #pipelines = new Map<string, Promise<FeatureExtractionPipeline>>();
-  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #queues = new Map<string, ModelQueue>();
 
   constructor(registry: ModelRegistry, options: EmbedderOptions) {
     this.#registry = registry;
@@ -50,33 +74,65 @@ export class Embedder {
 
   /** Embeds `texts` with a model; the vectors come back in the order of the texts. */
   embed(modelId: string, texts: string[]): Promise<Float32Array[]> {
-    const previous = this.#queues.get(modelId) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(() => this.#embedNow(modelId, texts));
-    this.#queues.set(modelId, run);
-    return run;
+    if (texts.length === 0) return Promise.resolve([]);
+    const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
+    const request: Request = {
+      texts,
+      order,
+      taken: 0,
+      vectors: new Array(texts.length),
+      missing: texts.length,
+      failed: false,
+      done: Promise.withResolvers(),
+    };
+    let queue = this.#queues.get(modelId);
+    if (queue === undefined) this.#queues.set(modelId, queue = { interactive: [], bulk: [], running: false });
+    (texts.length <= INTERACTIVE_TEXTS ? queue.interactive : queue.bulk).push(request);
+    if (!queue.running) this.#drain(modelId, queue);
+    return request.done.promise;
   }
 
-  async #embedNow(modelId: string, texts: string[]): Promise<Float32Array[]> {
-    if (texts.length === 0) return [];
-    const extractor = await this.#load(modelId);
-    const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
-    const vectors = new Array<Float32Array>(texts.length);
-    for (let start = 0; start < order.length; start += BATCH_SIZE) {
-      const batch = order.slice(start, start + BATCH_SIZE);
-      let output;
-      try {
-        output = await extractor(batch.map((i) => texts[i]!), { pooling: "mean", normalize: true });
-      } catch (error) {
-        throw new EmbeddingError(`Model "${modelId}" failed to embed`, { cause: error });
+  /** Runs batches until no request waits. */
+  async #drain(modelId: string, queue: ModelQueue): Promise<void> {
+    queue.running = true;
+    try {
+      while (queue.interactive.length + queue.bulk.length > 0) {
+        let extractor: FeatureExtractionPipeline;
+        try {
+          extractor = await this.#load(modelId);
+        } catch (error) {
+          for (const request of [...queue.interactive.splice(0), ...queue.bulk.splice(0)]) fail(request, error);
+          continue;
+        }
+        await this.#runBatch(modelId, extractor, takeBatch(queue));
       }
-      const [rows, dims] = output.dims as [number, number];
-      if (rows !== batch.length || !(dims > 0)) {
-        throw new EmbeddingError(`Model "${modelId}" returned vectors of shape [${output.dims}]`);
-      }
-      const data = output.data as Float32Array;
-      batch.forEach((textIndex, row) => vectors[textIndex] = data.slice(row * dims, (row + 1) * dims));
+    } finally {
+      queue.running = false;
     }
-    return vectors;
+  }
+
+  async #runBatch(modelId: string, extractor: FeatureExtractionPipeline, batch: [Request, number][]): Promise<void> {
+    let output;
+    try {
+      output = await extractor(batch.map(([request, i]) => request.texts[i]!), { pooling: "mean", normalize: true });
+    } catch (error) {
+      for (const [request] of batch) {
+        fail(request, new EmbeddingError(`Model "${modelId}" failed to embed`, { cause: error }));
+      }
+      return;
+    }
+    const [rows, dims] = output.dims as [number, number];
+    if (rows !== batch.length || !(dims > 0)) {
+      const error = new EmbeddingError(`Model "${modelId}" returned vectors of shape [${output.dims}]`);
+      for (const [request] of batch) fail(request, error);
+      return;
+    }
+    const data = output.data as Float32Array;
+    batch.forEach(([request, i], row) => {
+      if (request.failed) return;
+      request.vectors[i] = data.slice(row * dims, (row + 1) * dims);
+      if (--request.missing === 0) request.done.resolve(request.vectors);
+    });
   }
 
   #load(modelId: string): Promise<FeatureExtractionPipeline> {
@@ -117,4 +173,25 @@ async function isDirectory(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Takes the next batch: texts of small requests first, then of large ones, sorted by length. */
+function takeBatch(queue: ModelQueue): [Request, number][] {
+  const batch: [Request, number][] = [];
+  for (const requests of [queue.interactive, queue.bulk]) {
+    while (batch.length < BATCH_SIZE && requests.length > 0) {
+      const request = requests[0]!;
+      while (!request.failed && batch.length < BATCH_SIZE && request.taken < request.order.length) {
+        batch.push([request, request.order[request.taken++]!]);
+      }
+      if (request.taken === request.order.length || request.failed) requests.shift();
+    }
+  }
+  return batch.sort(([a, i], [b, j]) => a.texts[i]!.length - b.texts[j]!.length);
+}
+
+function fail(request: Request, error: unknown): void {
+  if (request.failed) return;
+  request.failed = true;
+  request.done.reject(error);
 }

@@ -6,10 +6,13 @@
 import { Index, MetricKind, ScalarKind } from "usearch";
 import type { VectorStore } from "./vector_store.ts";
 
-/** Graph degree and build-time search breadth: USearch's defaults, which give high recall on sentence embeddings. */
+/**
+ * Graph degree, and search breadth when building and when querying. USearch's default query breadth (64) gave a
+ * recall@10 of 0.76 on the benchmark's embeddings; 256 gives 0.97 for well under a millisecond more.
+ */
 const CONNECTIVITY = 16;
 const EXPANSION_ADD = 128;
-const EXPANSION_SEARCH = 64;
+const EXPANSION_SEARCH = 256;
 
 /** An HNSW index of vectors by slot, under cosine distance. */
 export class AnnIndex {

@@ -27,7 +27,7 @@ export const EXACT_SEARCH_MAX_DOCS = 10_000;
 
 /** Candidates the graph proposes per hit wanted (at least {@link MIN_ANN_CANDIDATES}), rescored exactly. */
 const ANN_OVERSAMPLING = 4;
-const MIN_ANN_CANDIDATES = 100;
+const MIN_ANN_CANDIDATES = 200;
 
 /** A query against a {@link SearchIndex}; `vector` is the query embedded with the index's model. */
 export interface SearchQuery {
