@@ -9,7 +9,7 @@ import { type DocContent, SearchIndex } from "./search_index.ts";
 import { type Posting, TextIndex } from "./text_index.ts";
 import { VectorStore } from "./vector_store.ts";
 
-const FORMAT = "quire-search-1";
+const FORMAT = "quire-search-2";
 
 /** Encodes an index's search state. */
 export function encodeSearchSnapshot(index: SearchIndex): Uint8Array {
@@ -32,13 +32,13 @@ export function encodeSearchSnapshot(index: SearchIndex): Uint8Array {
     out.u32(text.length(slot));
     out.words(vectors.row(slot));
   });
-  const postings = [...text.postings()];
-  out.u32(postings.length);
-  for (const { term, slots, counts } of postings) {
+  // Terms are never empty, so an empty one ends the postings.
+  for (const { term, slots, counts } of text.postings()) {
     out.string(term);
     out.words(Uint32Array.from(slots));
     out.words(Uint32Array.from(counts));
   }
+  out.string("");
   out.run(ann?.save() ?? new Uint8Array(0));
   return out.bytes();
 }
@@ -67,8 +67,8 @@ export function decodeSearchSnapshot(bytes: Uint8Array): SearchIndex {
     docs++;
   }
   const postings: Posting[] = [];
-  for (let terms = input.u32(); terms > 0; terms--) {
-    postings.push({ term: input.string(), slots: Array.from(input.uints()), counts: Array.from(input.uints()) });
+  for (let term = input.string(); term !== ""; term = input.string()) {
+    postings.push({ term, slots: input.uints(), counts: input.uints() });
   }
   const text = TextIndex.fromPostings(postings, lengths, docs);
   const graph = input.run();

@@ -17,8 +17,8 @@ const B = 0.75;
 /** One term's postings: the slots holding it and, in the same order, how often each holds it. */
 export interface Posting {
   term: string;
-  slots: number[];
-  counts: number[];
+  slots: readonly number[] | Uint32Array;
+  counts: readonly number[] | Uint32Array;
 }
 
 /** A full-text index of document texts, by slot. */
@@ -109,9 +109,9 @@ export class TextIndex {
       if (slots.length === 0) continue;
       index.#tree.insert(term, slots[0]!);
       index.#node(term)!.d = new Set(slots);
-      counts.forEach((count, i) => {
-        if (count > 1) (index.#repeats[slots[i]!] ??= new Map()).set(term, count);
-      });
+      for (let i = 0; i < counts.length; i++) {
+        if (counts[i]! > 1) (index.#repeats[slots[i]!] ??= new Map()).set(term, counts[i]!);
+      }
     }
     index.#lengths = lengths.slice();
     index.#docs = docs;

@@ -3,8 +3,7 @@
  * id and made visible by one atomic swap of the index's snapshot pointer. Old versions are deleted after the swap.
  */
 import { snapshotChunkKey, snapshotChunksPrefix, snapshotPointerKey, trashKey } from "./kv_keys.ts";
-import { chunkBytes, commitInBatches, deleteTrees, readChunks } from "./kv_batches.ts";
-import { concatBytes } from "../concat_bytes.ts";
+import { commitInBatches, deleteTrees, MAX_CHUNK_BYTES } from "./kv_batches.ts";
 
 /** The pointer to one snapshot version and the index revision it shows. */
 export interface SnapshotPointer {
@@ -25,18 +24,23 @@ export interface Snapshot {
  * it became the current one.
  */
 export async function writeSnapshot(kv: Deno.Kv, indexId: string, snapshot: Snapshot): Promise<boolean> {
-  const chunks = chunkBytes(snapshot.bytes);
   const versionId = crypto.randomUUID();
-  await commitInBatches(
-    kv,
-    chunks.map((value, seq) => ({ type: "set", key: snapshotChunkKey(indexId, versionId, seq), value })),
-  );
+  const chunks = Math.ceil(snapshot.bytes.byteLength / MAX_CHUNK_BYTES);
+  // Ten chunks per commit, each copied only when its commit is built, so that a large snapshot is not held twice.
+  for (let first = 0; first < chunks; first += 10) {
+    const mutations: Deno.KvMutation[] = [];
+    for (let seq = first; seq < Math.min(first + 10, chunks); seq++) {
+      const value = snapshot.bytes.slice(seq * MAX_CHUNK_BYTES, (seq + 1) * MAX_CHUNK_BYTES);
+      mutations.push({ type: "set", key: snapshotChunkKey(indexId, versionId, seq), value });
+    }
+    await commitInBatches(kv, mutations);
+  }
   const pointerKey = snapshotPointerKey(indexId);
   const previous = await kv.get<SnapshotPointer>(pointerKey);
   const pointer: SnapshotPointer = {
     versionId,
     revision: snapshot.revision,
-    chunks: chunks.length,
+    chunks,
     bytes: snapshot.bytes.byteLength,
   };
   const newer = (previous.value?.revision ?? -1) < snapshot.revision;
@@ -54,13 +58,42 @@ export async function readSnapshotPointer(kv: Deno.Kv, indexId: string): Promise
   return (await kv.get<SnapshotPointer>(snapshotPointerKey(indexId))).value;
 }
 
-/** Reads an index's current snapshot, or null when it has none. */
+/** `getMany` calls in flight while a snapshot loads. */
+const PARALLEL_READS = 4;
+
+/**
+ * Reads an index's current snapshot, or null when it has none. Chunks are copied into one buffer of the size the
+ * pointer names as they arrive, so that a large snapshot is held once, not twice. A snapshot replaced (and its
+ * chunks deleted) during the read is read again at its new version.
+ */
 export async function readSnapshot(kv: Deno.Kv, indexId: string): Promise<Snapshot | null> {
-  const pointer = await readSnapshotPointer(kv, indexId);
-  if (pointer === null) return null;
-  const { versionId, revision, chunks } = pointer;
-  const keys = Array.from({ length: chunks }, (_, seq) => snapshotChunkKey(indexId, versionId, seq));
-  const parts = await readChunks(kv, keys);
-  if (parts === null) throw new Error(`Snapshot version "${versionId}" of index "${indexId}" has missing chunks`);
-  return { revision, bytes: concatBytes(parts) };
+  for (let attempt = 0;; attempt++) {
+    const pointer = await readSnapshotPointer(kv, indexId);
+    if (pointer === null) return null;
+    const bytes = await readSnapshotBytes(kv, indexId, pointer);
+    if (bytes !== null) return { revision: pointer.revision, bytes };
+    if (attempt === 2) {
+      throw new Error(`Snapshot version "${pointer.versionId}" of index "${indexId}" has missing chunks`);
+    }
+  }
+}
+
+async function readSnapshotBytes(kv: Deno.Kv, indexId: string, pointer: SnapshotPointer): Promise<Uint8Array | null> {
+  const bytes = new Uint8Array(pointer.bytes);
+  let nextGroup = 0;
+  let complete = true;
+  const reader = async () => {
+    for (let group = nextGroup++; group * 10 < pointer.chunks && complete; group = nextGroup++) {
+      const seqs = Array.from({ length: Math.min(10, pointer.chunks - group * 10) }, (_, i) => group * 10 + i);
+      const entries = await kv.getMany<Uint8Array[]>(
+        seqs.map((seq) => snapshotChunkKey(indexId, pointer.versionId, seq)),
+      );
+      entries.forEach((entry, i) => {
+        if (entry.value === null) complete = false;
+        else bytes.set(entry.value, seqs[i]! * MAX_CHUNK_BYTES);
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL_READS }, reader));
+  return complete ? bytes : null;
 }
