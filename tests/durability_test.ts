@@ -52,6 +52,45 @@ Deno.test("a new index gets a snapshot at once; small writes then only append to
   }
 });
 
+Deno.test("once the change log outgrows the snapshot, a new snapshot replaces both, and a restart agrees", async () => {
+  let server = await startTestServer();
+  try {
+    await server.ok({ action: "createIndex", indexName: "grow", docs: [] });
+    const long = (i: number) => `document ${i} ${"river storm forest music ".repeat(20)}`;
+    for (let batch = 0; batch < 4; batch++) {
+      const docs = Array.from({ length: 800 }, (_, i) => ({ id: `g${batch}-${i}`, text: long(batch * 800 + i) }));
+      await server.ok({ action: "addDocs", indexName: "grow", docs });
+    }
+    await server.ok({ action: "deleteDocs", indexName: "grow", docIds: ["g0-1", "g3-5"] });
+    await server.service.context.background.idle();
+    const record = (await server.kv.get<IndexRecord>(indexKey("default", "grow"))).value!;
+    const snapshot = await readSnapshot(server.kv, record.id);
+    assert.ok(snapshot!.revision > 1, `the snapshot moved on to revision ${snapshot!.revision}`);
+    assert.equal(
+      decodeSearchSnapshot(snapshot!.bytes).size,
+      3200 - (record.revision - snapshot!.revision === 0 ? 2 : 0),
+    );
+    const logged = [];
+    for await (const entry of server.kv.list({ prefix: ["log", record.id] })) logged.push(entry.key[2]);
+    assert.ok(logged.every((revision) => (revision as number) > snapshot!.revision), "covered log entries are gone");
+    const staged = [];
+    for await (const entry of server.kv.list({ prefix: ["staged", record.id] })) staged.push(entry.key[2]);
+    const named: (string | undefined)[] = [];
+    for await (const entry of server.kv.list<{ batchId?: string }>({ prefix: ["log", record.id] })) {
+      named.push(entry.value.batchId);
+    }
+    assert.ok(staged.every((batchId) => named.includes(batchId as string)), "only batches the log names remain");
+    const query = { action: "search", indexName: "grow", query: "document 17 river", limit: 20 };
+    const before = await server.ok<{ hits: unknown[]; total: number }>(query);
+    server = await server.restart();
+    const after = await server.ok<{ hits: unknown[]; total: number }>(query);
+    assert.deepEqual([after.hits, after.total], [before.hits, before.total]);
+    assert.equal(after.total, 3198);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("when embedding fails, createIndex is 500 and leaves no index behind", async () => {
   const models = await testModels();
   const broken = await Deno.makeTempDir();
