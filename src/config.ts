@@ -21,6 +21,7 @@ const configSchema = z.object({
   MAX_DOC_TEXT_BYTES: positiveInt(256 * 1024),
   MAX_METADATA_BYTES: positiveInt(16 * 1024),
   SEARCH_CACHE_INDEXES: positiveInt(64),
+  METADATA_CACHE_MS: z.coerce.number().int().min(0).default(250),
 });
 
 /** The parsed configuration; names match the environment variables. */
@@ -48,6 +49,8 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   MAX_DOC_TEXT_BYTES: "Longest document text in UTF-8 bytes (default 262144)",
   MAX_METADATA_BYTES: "Largest document metadata as JSON, in UTF-8 bytes (default 16384)",
   SEARCH_CACHE_INDEXES: "Most indexes kept in memory for search, least recently searched out first (default 64)",
+  METADATA_CACHE_MS:
+    "How long project keys and index records read for auth and getIndex are reused (default 250; 0: off)",
 };
 
 /** Parses `env`; throws an Error with one line per bad variable. */

@@ -5,6 +5,7 @@ import type { BackgroundTasks } from "./concurrency/background_tasks.ts";
 import type { KeyedMutex } from "./concurrency/keyed_mutex.ts";
 import type { SnapshotScheduler } from "./search/snapshot_scheduler.ts";
 import type { SearchIndexCache } from "./search/search_index_cache.ts";
+import type { RecordCache } from "./storage/record_cache.ts";
 
 /** The shared parts of the running service. */
 export interface ServiceContext {
@@ -14,6 +15,8 @@ export interface ServiceContext {
   /** Serialises writes to one index within this process. */
   indexLocks: KeyedMutex;
   snapshots: SnapshotScheduler;
+  /** Recently read project and index records, for authentication and `getIndex`. */
+  records: RecordCache;
   /** The in-memory search state of recently searched indexes. */
   searchIndexes: SearchIndexCache;
   background: BackgroundTasks;

@@ -6,6 +6,7 @@ import { BackgroundTasks } from "./concurrency/background_tasks.ts";
 import { KeyedMutex } from "./concurrency/keyed_mutex.ts";
 import { SearchIndexCache } from "./search/search_index_cache.ts";
 import { SnapshotScheduler } from "./search/snapshot_scheduler.ts";
+import { RecordCache } from "./storage/record_cache.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
 import { createManageHandler } from "./http/manage_handler.ts";
 import { isIndexJobMessage } from "./jobs/job_store.ts";
@@ -56,6 +57,7 @@ export async function startService(
     limits: limitsOf(config),
     indexLocks: new KeyedMutex(),
     snapshots,
+    records: new RecordCache(kv, config.METADATA_CACHE_MS),
     searchIndexes,
     background,
   };

@@ -49,6 +49,7 @@ export async function createIndex(ctx: ServiceContext, request: RequestOf<"creat
     const stored = await toStoredDocs(ctx, modelId, docs, new Map());
     const changes = docs.map((doc, i) => ({ id: doc.id, doc: stored[i]!, previousParts: 0 }));
     if (!await createIndexRecord(ctx.kv, record, changes)) throw taken();
+    ctx.records.invalidate(indexKey(projectId, indexName));
     ctx.snapshots.noteWrite({ projectId, indexName, indexId: record.id }, Infinity);
     return true as const;
   });

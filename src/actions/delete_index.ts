@@ -16,6 +16,7 @@ export async function deleteIndex(ctx: ServiceContext, request: RequestOf<"delet
       if (entry.value === null) throw indexNotFound(indexName);
       if (!await deleteIndexRecord(ctx.kv, entry as Deno.KvEntry<IndexRecord>)) return undefined;
       const indexId = entry.value.id;
+      ctx.records.invalidate(entry.key);
       ctx.searchIndexes.drop(indexId);
       ctx.snapshots.drop(indexId);
       ctx.background.run(`collect index ${indexId}`, () => collectIndexData(ctx.kv, indexId));

@@ -8,7 +8,7 @@ import { indexNotFound } from "./index_not_found.ts";
 
 /** Returns the Index object; 404 if unknown. */
 export async function getIndex(ctx: ServiceContext, request: RequestOf<"getIndex">): Promise<IndexView> {
-  const entry = await ctx.kv.get<IndexRecord>(indexKey(request.projectId, request.indexName));
-  if (entry.value === null) throw indexNotFound(request.indexName);
-  return toIndexView(entry.value);
+  const record = await ctx.records.get<IndexRecord>(indexKey(request.projectId, request.indexName));
+  if (record === null) throw indexNotFound(request.indexName);
+  return toIndexView(record);
 }

@@ -15,7 +15,7 @@ export async function toStoredDocs(
   docs: DocInput[],
   known: Map<string, Float32Array>,
 ): Promise<StoredDoc[]> {
-  const hashes = await Promise.all(docs.map((doc) => sha256Hex(doc.text)));
+  const hashes = docs.map((doc) => sha256Hex(doc.text));
   const missing = new Map<string, string>();
   docs.forEach((doc, i) => {
     if (!known.has(hashes[i]!)) missing.set(hashes[i]!, doc.text);

@@ -50,7 +50,7 @@ export function createManageHandler(
       if (typeof body.projectId !== "string" || body.projectId === "") {
         throw new ApiError(400, 'Missing required field "projectId": expected a non-empty string');
       }
-      await authenticate(ctx.kv, body.projectId, request.headers.get("x-project-key"));
+      await authenticate(ctx.records, body.projectId, request.headers.get("x-project-key"));
 
       if (typeof body.action !== "string" || !isAction(body.action)) {
         const named = typeof body.action === "string"

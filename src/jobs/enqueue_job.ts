@@ -50,6 +50,7 @@ export async function enqueueJob(ctx: ServiceContext, write: QueuedWrite): Promi
     const record: IndexRecord = { ...base, job };
     const check = current === null ? { key, versionstamp: null } : current as Deno.KvEntry<IndexRecord>;
     const result = await ctx.kv.atomic().check(check).set(key, record).enqueue(message).commit();
+    ctx.records.invalidate(key);
     if (!result.ok) {
       await deleteJobDocs(ctx.kv, base.id, job.id);
       throw write.kind === "create"

@@ -29,23 +29,29 @@ export async function runIndexJob(ctx: ServiceContext, message: IndexJobMessage)
       docs,
       upsert: message.upsert,
       jobId,
-      onProgress: (done) => updateJob(ctx.kv, message, (job) => ({ ...job, done })),
+      onProgress: (done) => updateJob(ctx, message, (job) => ({ ...job, done })),
     });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error; // Storage trouble: the queue delivers the message again.
     if (error.status >= 500) console.error(`Job ${jobId} of index "${indexName}" failed:`, error.cause ?? error);
-    await updateJob(ctx.kv, message, (job) => ({ ...job, state: "failed", error: error.message }));
+    await updateJob(ctx, message, (job) => ({ ...job, state: "failed", error: error.message }));
   }
   await deleteJobDocs(ctx.kv, indexId, jobId);
 }
 
 /** Changes the job on the index record, if the record still runs this job. */
-async function updateJob(kv: Deno.Kv, message: IndexJobMessage, change: (job: IndexJob) => IndexJob): Promise<void> {
+async function updateJob(
+  ctx: ServiceContext,
+  message: IndexJobMessage,
+  change: (job: IndexJob) => IndexJob,
+): Promise<void> {
   for (let attempt = 0; attempt < PROGRESS_ATTEMPTS; attempt++) {
-    const entry = await readSettledIndex(kv, message.projectId, message.indexName);
+    const entry = await readSettledIndex(ctx.kv, message.projectId, message.indexName);
     const job = entry.value?.job;
     if (entry.value?.id !== message.indexId || job?.id !== message.jobId || job.state !== "running") return;
     const record: IndexRecord = { ...entry.value, job: change(job) };
-    if ((await kv.atomic().check(entry).set(entry.key, record).commit()).ok) return;
+    const committed = (await ctx.kv.atomic().check(entry).set(entry.key, record).commit()).ok;
+    ctx.records.invalidate(entry.key);
+    if (committed) return;
   }
 }

@@ -11,13 +11,22 @@ export function generateProjectKey(): string {
 }
 
 /** The hex SHA-256 hash under which a key is stored. */
-export function hashProjectKey(key: string): Promise<string> {
+export function hashProjectKey(key: string): string {
   return sha256Hex(key);
 }
 
+/** Hashes of recently presented keys, so that a busy client's key is not hashed on every request. */
+const recentHashes = new Map<string, string>();
+const MAX_RECENT_HASHES = 1024;
+
 /** Whether `key` hashes to `storedHash`, compared in constant time. */
-export async function verifyProjectKey(key: string, storedHash: string): Promise<boolean> {
-  const actual = encoder.encode(await hashProjectKey(key));
+export function verifyProjectKey(key: string, storedHash: string): boolean {
+  let hash = recentHashes.get(key);
+  if (hash === undefined) {
+    if (recentHashes.size >= MAX_RECENT_HASHES) recentHashes.clear();
+    recentHashes.set(key, hash = hashProjectKey(key));
+  }
+  const actual = encoder.encode(hash);
   const expected = encoder.encode(storedHash);
   return actual.byteLength === expected.byteLength && timingSafeEqual(actual, expected);
 }

@@ -26,7 +26,7 @@ export async function createProject(kv: Deno.Kv, projectId: string): Promise<str
   const key = generateProjectKey();
   const record: ProjectRecord = {
     id: projectId,
-    keyHash: await hashProjectKey(key),
+    keyHash: hashProjectKey(key),
     createdAt: new Date().toISOString(),
   };
   const result = await kv.atomic().check({ key: projectKey(projectId), versionstamp: null })
@@ -46,7 +46,7 @@ export async function rotateProjectKey(kv: Deno.Kv, projectId: string): Promise<
   const entry = await kv.get<ProjectRecord>(projectKey(projectId));
   if (entry.value === null) return null;
   const key = generateProjectKey();
-  const result = await kv.atomic().check(entry).set(entry.key, { ...entry.value, keyHash: await hashProjectKey(key) })
+  const result = await kv.atomic().check(entry).set(entry.key, { ...entry.value, keyHash: hashProjectKey(key) })
     .commit();
   return result.ok ? key : rotateProjectKey(kv, projectId);
 }
