@@ -32,7 +32,9 @@ async function serve(config: Config): Promise<void> {
     onListen: ({ hostname, port }) => console.log(`quire listening on http://${hostname}:${port}/manage`),
   });
   const stop = async () => {
-    await service.shutdown();
+    // In-flight requests and background work get a bounded time to finish; the store is closed either way.
+    const timeout = new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_TIMEOUT_MS));
+    await Promise.race([service.shutdown(), timeout]);
     await embedder.dispose();
     kv.close();
     Deno.exit(0);

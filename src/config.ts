@@ -22,6 +22,9 @@ const configSchema = z.object({
   MAX_METADATA_BYTES: positiveInt(16 * 1024),
   SEARCH_CACHE_INDEXES: positiveInt(64),
   METADATA_CACHE_MS: z.coerce.number().int().min(0).default(250),
+  BODY_TIMEOUT_MS: positiveInt(10_000),
+  PROJECT_MAX_CONCURRENCY: positiveInt(64),
+  SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
 });
 
 /** The parsed configuration; names match the environment variables. */
@@ -51,6 +54,9 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   SEARCH_CACHE_INDEXES: "Most indexes kept in memory for search, least recently searched out first (default 64)",
   METADATA_CACHE_MS:
     "How long project keys and index records read for auth and getIndex are reused (default 250; 0: off)",
+  BODY_TIMEOUT_MS: "Longest time to receive a request body before answering 408 (default 10000)",
+  PROJECT_MAX_CONCURRENCY: "Most requests one project may have in flight; more get 429 (default 64)",
+  SHUTDOWN_TIMEOUT_MS: "On SIGTERM/SIGINT, longest wait for in-flight requests and background work (default 10000)",
 };
 
 /** Parses `env`; throws an Error with one line per bad variable. */

@@ -67,7 +67,11 @@ export async function startService(
     if (!isIndexJobMessage(message)) return;
     return background.watch(runIndexJob(context, message));
   }).catch((error) => console.error("The job queue listener stopped:", error));
-  const handler = createManageHandler(context, { maxBodyBytes: config.MAX_BODY_BYTES });
+  const handler = createManageHandler(context, {
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+    projectMaxConcurrency: config.PROJECT_MAX_CONCURRENCY,
+  });
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({
     hostname: config.HOSTNAME,

@@ -5,12 +5,26 @@ import { ApiError } from "../http/api_error.ts";
 import type { ProjectRecord } from "../projects/project_store.ts";
 import { verifyProjectKey } from "../projects/project_keys.ts";
 
+/** Authentication failures since the process started, counted and logged (never with the key). */
+let failures = 0;
+
 /** Resolves when `key` is the key of `projectId`; 404 for an unknown project, 403 for a wrong or missing key. */
 export async function authenticate(records: RecordCache, projectId: string, key: string | null): Promise<void> {
   const project = await records.get<ProjectRecord>(projectKey(projectId));
-  if (project === null) throw new ApiError(404, `Project "${projectId}" not found`);
-  if (key === null || key === "") throw new ApiError(403, 'Missing header "x-project-key"');
+  if (project === null) throw refuse(404, `Project "${projectId}" not found`);
+  if (key === null || key === "") throw refuse(403, 'Missing header "x-project-key"');
   if (!verifyProjectKey(key, project.keyHash)) {
-    throw new ApiError(403, `Invalid "x-project-key" for project "${projectId}"`);
+    throw refuse(403, `Invalid "x-project-key" for project "${projectId}"`);
   }
+}
+
+/** The number of authentication failures so far. */
+export function authenticationFailures(): number {
+  return failures;
+}
+
+function refuse(status: 403 | 404, message: string): ApiError {
+  failures++;
+  console.warn(`Authentication failure #${failures}: ${message}`);
+  return new ApiError(status, message);
 }

@@ -72,6 +72,11 @@ export class Embedder {
     return Object.hasOwn(this.#registry, modelId) ? this.#registry[modelId] : undefined;
   }
 
+  /** Loads a model if it is not loaded yet; rejects when it cannot load. */
+  async load(modelId: string): Promise<void> {
+    await this.#load(modelId);
+  }
+
   /** Embeds `texts` with a model; the vectors come back in the order of the texts. */
   embed(modelId: string, texts: string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return Promise.resolve([]);

@@ -5,11 +5,15 @@ import { authenticate } from "../api/authenticate.ts";
 import { dispatch } from "../api/dispatch.ts";
 import { ApiError, errorResponse } from "./api_error.ts";
 import { ActionReply } from "./action_reply.ts";
+import { healthResponse } from "./health_handler.ts";
+import { ProjectLimiter } from "./project_limiter.ts";
 import { readJsonObject } from "./read_json_body.ts";
 
 /** Options of the handler. */
 export interface HandlerOptions {
   maxBodyBytes: number;
+  bodyTimeoutMs: number;
+  projectMaxConcurrency: number;
 }
 
 /** Longest `action` echoed back in an error. */
@@ -22,11 +26,15 @@ export function createManageHandler(
 ): (request: Request) => Promise<Response> {
   const schema = requestSchema(ctx.limits);
   const actionList = ACTIONS.map((action) => `"${action}"`).join(", ");
+  const limiter = new ProjectLimiter(options.projectMaxConcurrency);
 
   return async (request) => {
     let action: string | undefined;
+    let release: (() => void) | undefined;
     try {
       const { pathname } = new URL(request.url);
+      const health = healthResponse(ctx, request, pathname);
+      if (health !== null) return await health;
       if (pathname !== "/manage") throw new ApiError(404, `Not found: "${pathname}"; the API is POST /manage`);
       if (request.method !== "POST") {
         throw new ApiError(405, `Method ${request.method} is not allowed: use POST`, { headers: { allow: "POST" } });
@@ -35,7 +43,7 @@ export function createManageHandler(
       if (contentType.split(";")[0]!.trim().toLowerCase() !== "application/json") {
         throw new ApiError(415, 'Content-Type must be "application/json"');
       }
-      const body = await readJsonObject(request, options.maxBodyBytes);
+      const body = await readJsonObject(request, { maxBytes: options.maxBodyBytes, timeoutMs: options.bodyTimeoutMs });
       if (typeof body.action === "string") action = body.action.slice(0, MAX_ECHOED_ACTION);
 
       const version = request.headers.get("x-service-version");
@@ -51,6 +59,7 @@ export function createManageHandler(
         throw new ApiError(400, 'Missing required field "projectId": expected a non-empty string');
       }
       await authenticate(ctx.records, body.projectId, request.headers.get("x-project-key"));
+      release = limiter.admit(body.projectId);
 
       if (typeof body.action !== "string" || !isAction(body.action)) {
         const named = typeof body.action === "string"
@@ -64,6 +73,8 @@ export function createManageHandler(
       return result instanceof ActionReply ? result.toResponse() : Response.json(result);
     } catch (error) {
       return errorResponse(error, action);
+    } finally {
+      release?.();
     }
   };
 }

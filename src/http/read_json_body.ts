@@ -4,20 +4,32 @@ import { concatBytes } from "../concat_bytes.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** Reads and parses the body: 413 past `maxBytes`, 400 for bad UTF-8, bad JSON, or JSON that is not an object. */
-export async function readJsonObject(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
+/** How a body is read. */
+export interface BodyLimits {
+  maxBytes: number;
+  /** The body must arrive within this time, so that a slow client cannot hold a request open. */
+  timeoutMs: number;
+}
+
+/**
+ * Reads and parses the body: 413 past `maxBytes`, 408 when it takes longer than `timeoutMs`, 400 for bad UTF-8, bad
+ * JSON, or JSON that is not an object.
+ */
+export async function readJsonObject(request: Request, limits: BodyLimits): Promise<Record<string, unknown>> {
+  const { maxBytes } = limits;
   const tooLarge = () => new ApiError(413, `Request body is larger than the limit of ${maxBytes} bytes`);
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > maxBytes) throw tooLarge();
   const chunks: Uint8Array[] = [];
   let total = 0;
+  const deadline = Date.now() + limits.timeoutMs;
   if (declared <= maxBytes) {
     // The server holds a body to its declared length, so it can be read whole.
-    chunks.push(new Uint8Array(await request.arrayBuffer()));
+    chunks.push(new Uint8Array(await beforeDeadline(request.arrayBuffer(), deadline)));
   } else if (request.body !== null) {
     const reader = request.body.getReader();
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await readBefore(reader, deadline);
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) {
@@ -29,7 +41,7 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
   }
   let text: string;
   try {
-    text = decoder.decode(concatBytes(chunks));
+    text = decoder.decode(chunks.length === 1 ? chunks[0] : concatBytes(chunks));
   } catch {
     throw new ApiError(400, "Request body is not valid UTF-8");
   }
@@ -43,4 +55,31 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
     throw new ApiError(400, "Request body must be a JSON object");
   }
   return json as Record<string, unknown>;
+}
+
+/** One read of the body, or 408 (and the body cancelled) once the deadline has passed. */
+async function readBefore(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  deadline: number,
+): Promise<ReadableStreamReadResult<Uint8Array>> {
+  try {
+    return await beforeDeadline(reader.read(), deadline);
+  } catch (error) {
+    await reader.cancel().catch(() => {});
+    throw error;
+  }
+}
+
+/** `work`, or 408 once the deadline has passed. */
+async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    const left = Math.max(0, deadline - Date.now());
+    timer = setTimeout(() => reject(new ApiError(408, "Request body took too long to arrive")), left);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,0 +1,45 @@
+/**
+ * `GET /healthz` (liveness: the process answers) and `GET /readyz` (readiness: the store answers and the default
+ * model loads). Neither needs a key, and neither says more than which part is unavailable.
+ */
+import type { ServiceContext } from "../context.ts";
+import { DEFAULT_MODEL_ID } from "../embedding/model_registry.ts";
+
+/** How long a readiness probe waits for each part. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+/** Answers the health paths; null for any other path, which the caller handles. */
+export function healthResponse(ctx: ServiceContext, request: Request, pathname: string): Promise<Response> | null {
+  if (pathname !== "/healthz" && pathname !== "/readyz") return null;
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return Promise.resolve(
+      Response.json({ error: `Method ${request.method} is not allowed: use GET` }, {
+        status: 405,
+        headers: { allow: "GET, HEAD" },
+      }),
+    );
+  }
+  if (pathname === "/healthz") return Promise.resolve(Response.json({ status: "ok" }));
+  return readiness(ctx);
+}
+
+async function readiness(ctx: ServiceContext): Promise<Response> {
+  const [store, model] = await Promise.all([
+    probe(ctx.kv.get(["readyz"])),
+    probe(ctx.embedder.load(DEFAULT_MODEL_ID)),
+  ]);
+  const unavailable = [...store ? [] : ["store"], ...model ? [] : ["model"]];
+  return unavailable.length === 0
+    ? Response.json({ status: "ready" })
+    : Response.json({ status: "unavailable", unavailable }, { status: 503 });
+}
+
+async function probe(work: Promise<unknown>): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS));
+  try {
+    return await Promise.race([work.then(() => true, () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

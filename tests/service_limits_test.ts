@@ -1,0 +1,109 @@
+/** End-to-end: health probes, the body read timeout, the per-project concurrency limit and auth failure counting. */
+import assert from "node:assert/strict";
+import { Embedder } from "../src/embedding/embedder.ts";
+import { authenticationFailures } from "../src/api/authenticate.ts";
+import { assertJsonError, startTestServer, testModels } from "./_helpers.ts";
+
+Deno.test("/healthz and /readyz answer without a key and reveal nothing more than what is unavailable", async () => {
+  const server = await startTestServer();
+  const base = server.url.replace("/manage", "");
+  try {
+    const live = await fetch(`${base}/healthz`);
+    assert.deepEqual([live.status, await live.json()], [200, { status: "ok" }]);
+    const ready = await fetch(`${base}/readyz`);
+    assert.deepEqual([ready.status, await ready.json()], [200, { status: "ready" }]);
+    await assertJsonError(await fetch(`${base}/healthz`, { method: "POST" }), 405);
+  } finally {
+    await server.close();
+  }
+  const registry = { ...await testModels(), "svc-minilm": { source: "/nonexistent/model", version: "1" } };
+  const broken = await startTestServer({
+    embedder: () => new Embedder(registry, { cacheDir: "/tmp/quire-none", allowRemote: false }),
+  });
+  try {
+    const ready = await fetch(`${broken.url.replace("/manage", "")}/readyz`);
+    assert.deepEqual([ready.status, await ready.json()], [503, { status: "unavailable", unavailable: ["model"] }]);
+  } finally {
+    await broken.close();
+  }
+});
+
+Deno.test("a body that arrives too slowly is 408", async () => {
+  const server = await startTestServer({ env: { BODY_TIMEOUT_MS: "200" } });
+  try {
+    const encoder = new TextEncoder();
+    let timer: ReturnType<typeof setInterval> | undefined;
+    let sent = 0;
+    // A space every 50 ms for a second: the server stops waiting after 200 ms. (The client only reads the answer
+    // once it has sent everything.)
+    const slow = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('{"action":'));
+        timer = setInterval(() => {
+          if (++sent === 20) {
+            clearInterval(timer);
+            controller.close();
+          } else controller.enqueue(encoder.encode(" "));
+        }, 50);
+      },
+      cancel() {
+        clearInterval(timer);
+      },
+    });
+    const started = performance.now();
+    const response = await server.send(slow);
+    await assertJsonError(response, 408, /took too long/);
+    assert.ok(performance.now() - started < 900, "answered before the body ended");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a project over its in-flight limit gets 429 with Retry-After, and is served again below it", async () => {
+  let unblock!: () => void;
+  const blocked = new Promise<void>((resolve) => unblock = resolve);
+  class SlowEmbedder extends Embedder {
+    override async embed(modelId: string, texts: string[]): Promise<Float32Array[]> {
+      if (texts.some((text) => text.startsWith("slow"))) await blocked;
+      return await super.embed(modelId, texts);
+    }
+  }
+  const models = await testModels();
+  const server = await startTestServer({
+    env: { PROJECT_MAX_CONCURRENCY: "1" },
+    embedder: () => new SlowEmbedder(models, { cacheDir: "/tmp/quire-none", allowRemote: false }),
+  });
+  try {
+    await server.ok({ action: "createIndex", indexName: "i", docs: [] });
+    const holding = server.call({ action: "addDocs", indexName: "i", docs: [{ id: "a", text: "slow text" }] });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const refused = await server.call({ action: "getIndex", indexName: "i" });
+    const body = await assertJsonError(refused, 429, /in flight/);
+    assert.equal(body.action, "getIndex");
+    assert.equal(refused.headers.get("retry-after"), "1");
+    unblock();
+    assert.equal((await holding).status, 200);
+    await server.ok({ action: "getIndex", indexName: "i" });
+  } finally {
+    unblock();
+    await server.close();
+  }
+});
+
+Deno.test("authentication failures are counted and logged without the key", async () => {
+  const server = await startTestServer();
+  const logged: string[] = [];
+  const originalWarn = console.warn;
+  console.warn = (...args: unknown[]) => logged.push(args.join(" "));
+  try {
+    const before = authenticationFailures();
+    await assertJsonError(await server.call({ action: "listIndexes" }, { "x-project-key": "qk_secret-guess" }), 403);
+    await assertJsonError(await server.call({ action: "listIndexes", projectId: "ghost" }), 404);
+    assert.equal(authenticationFailures(), before + 2);
+    assert.equal(logged.length, 2);
+    assert.ok(logged.every((line) => !line.includes("qk_secret-guess") && !line.includes(server.key)));
+  } finally {
+    console.warn = originalWarn;
+    await server.close();
+  }
+});
