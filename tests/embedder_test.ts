@@ -1,5 +1,6 @@
 /** The embedder on generated models: real onnxruntime inference through transformers.js. */
 import assert from "node:assert/strict";
+import { pipeline } from "@huggingface/transformers";
 import { Embedder } from "../src/embedding/embedder.ts";
 import { DEFAULT_MODEL_ID, readModelRegistry } from "../src/embedding/model_registry.ts";
 import { testModels } from "./_helpers.ts";
@@ -22,6 +23,25 @@ Deno.test("vectors are L2-normalised, deterministic, in input order, and indepen
   assert.ok(cosine(batch[0]!, batch[1]!) < 0.999, "different texts get different vectors");
   const [medium] = await embedder.embed("svc-mediumlm", ["dog"]);
   assert.equal(medium!.length, 48);
+});
+
+Deno.test("vectors equal the pipeline's own mean pooling and normalisation", async () => {
+  const models = await testModels();
+  using embedder = new DisposableEmbedder(models);
+  const extractor = await pipeline("feature-extraction", models[DEFAULT_MODEL_ID]!.source, { dtype: "fp32" });
+  try {
+    const texts = ["short", "a somewhat longer text that needs padding in a batch", ""];
+    const ours = await embedder.embed(DEFAULT_MODEL_ID, texts);
+    const theirs = await extractor(texts, { pooling: "mean", normalize: true });
+    const dims = theirs.dims[1] as number;
+    ours.forEach((vector, row) => {
+      vector.forEach((value, d) => {
+        assert.ok(Math.abs(value - (theirs.data as Float32Array)[row * dims + d]!) < 1e-5, `text ${row}, dim ${d}`);
+      });
+    });
+  } finally {
+    await extractor.dispose();
+  }
 });
 
 Deno.test("concurrent requests share batches, and each gets its own vectors in its own order", async () => {
