@@ -8,6 +8,7 @@ import { SearchIndexCache } from "./search/search_index_cache.ts";
 import { SnapshotScheduler } from "./search/snapshot_scheduler.ts";
 import { RecordCache } from "./storage/record_cache.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
+import { DEFAULT_MODEL_ID } from "./embedding/model_registry.ts";
 import { createManageHandler } from "./http/manage_handler.ts";
 import { isIndexJobMessage } from "./jobs/job_store.ts";
 import { runIndexJob } from "./jobs/run_index_job.ts";
@@ -62,6 +63,8 @@ export async function startService(
     background,
   };
   background.run("collect garbage", () => collectGarbage(kv));
+  // Warm the default model, so that the first search does not wait for it; a failure shows in /readyz instead.
+  embedder.load(DEFAULT_MODEL_ID).catch(() => {});
   // Queued writes (`options.wait: false`); the listener ends when the store closes.
   kv.listenQueue((message) => {
     if (!isIndexJobMessage(message)) return;

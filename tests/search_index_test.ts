@@ -169,7 +169,8 @@ Deno.test("rankPage returns the same pages as a full sort, ties broken by id", (
   const sorted = ids.map((id, i) => ({ id, score: scores[i]! }))
     .sort((a, b) => b.score - a.score || compareCodePoints(a.id, b.id));
   for (const [offset, limit] of [[0, 10], [5, 7], [490, 100], [0, 500], [600, 10]] as const) {
-    assert.deepEqual(rankPage(ids, scores, offset, limit), sorted.slice(offset, offset + limit), `${offset}+${limit}`);
+    const page = rankPage(scores, (i) => ids[i]!, { offset, limit }).map((i) => ({ id: ids[i]!, score: scores[i]! }));
+    assert.deepEqual(page, sorted.slice(offset, offset + limit), `${offset}+${limit}`);
   }
 });
 

@@ -34,9 +34,16 @@ export async function search(ctx: ServiceContext, request: RequestOf<"search">):
   const record = entry.value;
   const mode = request.mode ?? "hybrid";
   const modelId = mode === "fulltext" ? undefined : indexModelId(ctx, record);
+  // The query is embedded while the index loads (a cold load and a first model load overlap).
+  const embedding = modelId === undefined || record.docCount === 0
+    ? undefined
+    : embedTexts(ctx, { modelId, texts: [request.query] });
+  embedding?.catch(() => {}); // Awaited below, unless the index turns out empty.
   const index = await ctx.searchIndexes.get(record);
   if (index.size === 0) return { hits: [], total: 0, tookMs: elapsedMs(started) };
-  const [vector] = modelId === undefined ? [] : await embedTexts(ctx, { modelId, texts: [request.query] });
+  const [vector] = modelId === undefined
+    ? []
+    : await (embedding ?? embedTexts(ctx, { modelId, texts: [request.query] }));
   const page = index.search({
     mode,
     text: request.query,

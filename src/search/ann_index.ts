@@ -56,7 +56,7 @@ export class AnnIndex {
 
   /** The whole graph as bytes, for a snapshot. */
   save(): Uint8Array {
-    const path = Deno.makeTempFileSync({ prefix: "quire-ann-" });
+    const path = graphFile();
     try {
       this.#index.save(path);
       return Deno.readFileSync(path);
@@ -68,7 +68,7 @@ export class AnnIndex {
   /** Restores a graph that {@link save} wrote. */
   static load(bytes: Uint8Array, dims: number): AnnIndex {
     const ann = new AnnIndex(dims);
-    const path = Deno.makeTempFileSync({ prefix: "quire-ann-" });
+    const path = graphFile();
     try {
       Deno.writeFileSync(path, bytes);
       ann.#index.load(path);
@@ -77,4 +77,18 @@ export class AnnIndex {
       Deno.removeSync(path);
     }
   }
+}
+
+/**
+ * A temporary file to pass a graph through (USearch saves and loads files, not buffers): in memory-backed /dev/shm
+ * where there is one, since writing a 100 MB graph to disk took half a second of a cold start.
+ */
+function graphFile(): string {
+  let dir: string | undefined;
+  try {
+    if (Deno.statSync("/dev/shm").isDirectory) dir = "/dev/shm";
+  } catch {
+    // No /dev/shm: the system's temporary directory.
+  }
+  return Deno.makeTempFileSync({ prefix: "quire-ann-", dir });
 }

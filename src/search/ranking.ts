@@ -1,11 +1,5 @@
 /** Orders scored documents: score descending, ties broken by id, and cuts one page without sorting everything. */
 
-/** One ranked document. */
-export interface ScoredDoc {
-  id: string;
-  score: number;
-}
-
 /**
  * Compares strings by Unicode code point, the order of Deno KV keys (and of `listIndexes` and `getDocs`). Plain `<`
  * compares UTF-16 code units, which puts characters above U+FFFF before U+E000–U+FFFF.
@@ -25,36 +19,37 @@ function codePointRank(unit: number): number {
   return unit >= 0xe000 ? unit - 0x800 : unit;
 }
 
+/** A page of a ranking: `limit` places from `offset` on. */
+export interface Page {
+  offset: number;
+  limit: number;
+}
+
 /**
- * Returns the documents at ranks `offset` to `offset + limit - 1`. Keeps a heap of the best `offset + limit`, so a
- * page costs O(n log k) rather than a full sort.
+ * Returns the positions (indexes into `scores`) at ranks `offset` to `offset + limit - 1`, best first. Keeps a heap
+ * of the best `offset + limit`, so a page costs O(n log k) rather than a full sort, and reads ids only to break ties.
  */
-export function rankPage(
-  ids: readonly string[],
-  scores: ArrayLike<number>,
-  offset: number,
-  limit: number,
-): ScoredDoc[] {
-  const wanted = Math.min(offset + limit, ids.length);
-  if (wanted <= offset) return [];
-  // `before(a, b)`: document a ranks before document b.
+export function rankPage(scores: ArrayLike<number>, idOf: (position: number) => string, page: Page): number[] {
+  const wanted = Math.min(page.offset + page.limit, scores.length);
+  if (wanted <= page.offset) return [];
+  // `before(a, b)`: position a ranks before position b.
   const before = (a: number, b: number) => {
     const diff = scores[a]! - scores[b]!;
-    return diff !== 0 ? diff > 0 : compareCodePoints(ids[a]!, ids[b]!) < 0;
+    return diff !== 0 ? diff > 0 : compareCodePoints(idOf(a), idOf(b)) < 0;
   };
   // A heap whose root is the worst of the best `wanted` seen so far.
   const heap: number[] = [];
-  for (let doc = 0; doc < ids.length; doc++) {
+  for (let position = 0; position < scores.length; position++) {
     if (heap.length < wanted) {
-      heap.push(doc);
+      heap.push(position);
       siftUp(heap, heap.length - 1, before);
-    } else if (before(doc, heap[0]!)) {
-      heap[0] = doc;
+    } else if (before(position, heap[0]!)) {
+      heap[0] = position;
       siftDown(heap, 0, before);
     }
   }
   heap.sort((a, b) => before(a, b) ? -1 : 1);
-  return heap.slice(offset).map((doc) => ({ id: ids[doc]!, score: scores[doc]! }));
+  return heap.slice(page.offset);
 }
 
 type Before = (a: number, b: number) => boolean;

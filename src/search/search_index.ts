@@ -9,7 +9,7 @@ import type { DocChange } from "../storage/doc_records.ts";
 import { AnnIndex } from "./ann_index.ts";
 import type { MetadataFilter } from "./metadata_filter.ts";
 import { fuseScores } from "./hybrid_fusion.ts";
-import { rankPage, type ScoredDoc } from "./ranking.ts";
+import { type Page, rankPage } from "./ranking.ts";
 import { TextIndex } from "./text_index.ts";
 import { type SlotScores, VectorStore } from "./vector_store.ts";
 
@@ -37,6 +37,12 @@ export interface SearchQuery {
   filter?: MetadataFilter;
   offset: number;
   limit: number;
+}
+
+/** One ranked document. */
+export interface ScoredDoc {
+  id: string;
+  score: number;
 }
 
 /** One page of ranked documents and the number of documents that matched. */
@@ -168,14 +174,17 @@ export class SearchIndex {
   }
 
   #rank(found: SlotScores, query: SearchQuery): ScoredDoc[] {
-    const ids = found.slots.map((slot) => this.#ids[slot]!);
-    return rankPage(ids, found.scores, query.offset, query.limit);
+    return this.#top(found, query).map((i) => ({ id: this.#ids[found.slots[i]!]!, score: found.scores[i]! }));
   }
 
   /** The `count` best of `found`. */
   #best(found: SlotScores, count: number): SlotScores {
-    const best = this.#rank(found, { mode: "fulltext", text: "", offset: 0, limit: count });
-    return { slots: best.map((hit) => this.#slots.get(hit.id)!), scores: best.map((hit) => hit.score) };
+    const best = this.#top(found, { offset: 0, limit: count });
+    return { slots: best.map((i) => found.slots[i]!), scores: best.map((i) => found.scores[i]!) };
+  }
+
+  #top(found: SlotScores, page: Page): number[] {
+    return rankPage(found.scores, (i) => this.#ids[found.slots[i]!]!, page);
   }
 
   *#occupiedSlots(keep?: (slot: number) => boolean): Generator<number> {

@@ -55,6 +55,7 @@ export function decodeSearchSnapshot(bytes: Uint8Array): SearchIndex {
   const contents: (DocContent | undefined)[] = new Array(slots);
   const lengths = new Uint32Array(slots);
   const vectors = new VectorStore();
+  vectors.reserve(slots, dims);
   let docs = 0;
   for (let slot = 0; slot < slots; slot++) {
     if (input.u8() === 0) continue;

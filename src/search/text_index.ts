@@ -25,35 +25,33 @@ export interface Posting {
 export class TextIndex {
   readonly #tree = new radix.RadixTree();
   #lengths = new Uint32Array(0);
-  /** Per slot, the counts of the terms that occur more than once; every other term of the text occurs once. */
-  #repeats: (Map<string, number> | undefined)[] = [];
+  /** Per term, the slots that hold it more than once, with their counts; every other holder holds it once. */
+  readonly #repeats = new Map<string, Map<number, number>>();
   #docs = 0;
   #totalLength = 0;
 
   /** Indexes the text of an empty slot. */
   add(slot: number, text: string): void {
-    const counts = termCounts(text);
     let length = 0;
-    let repeats: Map<string, number> | undefined;
-    for (const [term, count] of counts) {
+    for (const [term, count] of termCounts(text)) {
       this.#tree.insert(term, slot);
       length += count;
-      if (count > 1) (repeats ??= new Map()).set(term, count);
+      if (count > 1) this.#repeatsOf(term).set(slot, count);
     }
-    this.#setStats(slot, length, repeats);
+    this.#setLength(slot, length);
   }
 
   /** Removes the text that {@link add} indexed for `slot`; `text` must be that same text. */
   remove(slot: number, text: string): void {
-    for (const term of termCounts(text).keys()) {
+    for (const [term, count] of termCounts(text)) {
       const node = this.#node(term);
       node?.d.delete(slot);
       if (node?.d.size === 0) this.#tree.removeWord(term);
+      if (count > 1) this.#repeats.get(term)?.delete(slot);
     }
     this.#docs--;
     this.#totalLength -= this.#lengths[slot]!;
     this.#lengths[slot] = 0;
-    this.#repeats[slot] = undefined;
   }
 
   /** The BM25 score of every slot that holds at least one term of `query` and that `keep` accepts. */
@@ -68,8 +66,9 @@ export class TextIndex {
       const holders = this.#node(term)?.d;
       if (holders === undefined || holders.size === 0) continue;
       const idf = Math.log(1 + (this.#docs - holders.size + 0.5) / (holders.size + 0.5));
+      const repeats = this.#repeats.get(term);
       for (const slot of holders) {
-        const tf = this.#repeats[slot]?.get(term) ?? 1;
+        const tf = repeats?.get(slot) ?? 1;
         if (sums[slot] === 0) touched.push(slot);
         sums[slot]! += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[slot]! / meanLength));
       }
@@ -89,7 +88,8 @@ export class TextIndex {
       const node = stack.pop()!;
       if (node.e && node.d.size > 0) {
         const slots = [...node.d];
-        yield { term: node.w, slots, counts: slots.map((slot) => this.#repeats[slot]?.get(node.w) ?? 1) };
+        const repeats = this.#repeats.get(node.w);
+        yield { term: node.w, slots, counts: slots.map((slot) => repeats?.get(slot) ?? 1) };
       }
       stack.push(...node.c.values());
     }
@@ -108,9 +108,11 @@ export class TextIndex {
     for (const { term, slots, counts } of postings) {
       if (slots.length === 0) continue;
       index.#tree.insert(term, slots[0]!);
-      index.#node(term)!.d = new Set(slots);
+      const holders = index.#node(term)!.d;
+      // A plain loop: building a Set from a typed array's iterator was the slowest part of a snapshot load.
+      for (let i = 1; i < slots.length; i++) holders.add(slots[i]!);
       for (let i = 0; i < counts.length; i++) {
-        if (counts[i]! > 1) (index.#repeats[slots[i]!] ??= new Map()).set(term, counts[i]!);
+        if (counts[i]! > 1) index.#repeatsOf(term).set(slots[i]!, counts[i]!);
       }
     }
     index.#lengths = lengths.slice();
@@ -119,14 +121,19 @@ export class TextIndex {
     return index;
   }
 
-  #setStats(slot: number, length: number, repeats: Map<string, number> | undefined): void {
+  #repeatsOf(term: string): Map<number, number> {
+    let repeats = this.#repeats.get(term);
+    if (repeats === undefined) this.#repeats.set(term, repeats = new Map());
+    return repeats;
+  }
+
+  #setLength(slot: number, length: number): void {
     if (slot >= this.#lengths.length) {
       const lengths = new Uint32Array(Math.max(16, slot + 1, this.#lengths.length * 2));
       lengths.set(this.#lengths);
       this.#lengths = lengths;
     }
     this.#lengths[slot] = length;
-    this.#repeats[slot] = repeats;
     this.#docs++;
     this.#totalLength += length;
   }

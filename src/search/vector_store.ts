@@ -20,6 +20,12 @@ export class VectorStore {
     return this.#dims;
   }
 
+  /** Makes room for `slots` vectors of `dims` dimensions at once, as a snapshot load knows both. */
+  reserve(slots: number, dims: number): void {
+    if (this.#dims === 0) this.#dims = dims;
+    this.#grow(slots);
+  }
+
   /** Stores the vector of a slot; throws if its dimensions differ from the others'. */
   set(slot: number, vector: Float32Array): void {
     if (this.#dims === 0) this.#dims = vector.length;
