@@ -25,6 +25,12 @@ export type SearchMode = typeof SEARCH_MODES[number];
  */
 export const EXACT_SEARCH_MAX_DOCS = 10_000;
 
+/**
+ * Graph inserts wait for the next vector search, so that a write pays nothing for them; past this many they are made
+ * at once, in one batch.
+ */
+const MAX_PENDING_GRAPH_INSERTS = 512;
+
 /** Candidates the graph proposes per hit wanted (at least {@link MIN_ANN_CANDIDATES}), rescored exactly. */
 const ANN_OVERSAMPLING = 4;
 const MIN_ANN_CANDIDATES = 200;
@@ -78,6 +84,8 @@ export class SearchIndex {
   readonly #vectors: VectorStore;
   readonly #text: TextIndex;
   #ann: AnnIndex | undefined;
+  /** Slots whose vectors the graph does not hold yet: added in batches, at the next search or once there are many. */
+  readonly #annPending = new Set<number>();
 
   constructor(parts: Partial<SearchIndexParts> & { revision: number }) {
     this.revision = parts.revision;
@@ -100,6 +108,7 @@ export class SearchIndex {
 
   /** The parts a snapshot stores. */
   parts(): SearchIndexParts {
+    this.#flushGraph();
     return {
       revision: this.revision,
       ids: this.#ids,
@@ -122,8 +131,10 @@ export class SearchIndex {
         : { text: doc.text, metadata: doc.metadata };
       added.push(this.#fill(id, content, doc.vector));
     }
-    if (this.#ann !== undefined) this.#ann.add(added, this.#vectors);
-    else if (this.size > EXACT_SEARCH_MAX_DOCS) {
+    if (this.#ann !== undefined) {
+      for (const slot of added) this.#annPending.add(slot);
+      if (this.#annPending.size >= MAX_PENDING_GRAPH_INSERTS) this.#flushGraph();
+    } else if (this.size > EXACT_SEARCH_MAX_DOCS) {
       this.#ann = new AnnIndex(this.#vectors.dims);
       this.#ann.add([...this.#occupiedSlots()], this.#vectors);
     }
@@ -148,7 +159,7 @@ export class SearchIndex {
     const candidates = this.#candidateCount(query, keep);
     const vector = candidates === undefined
       ? this.#vectors.scores(query.vector, this.#occupiedSlots(keep))
-      : this.#vectors.scores(query.vector, this.#ann!.search(query.vector, candidates));
+      : this.#vectors.scores(query.vector, this.#graphCandidates(query.vector, candidates));
     const total = candidates === undefined ? vector.slots.length : this.size;
     if (query.mode === "vector") return { hits: this.#rank(vector, query), total };
     // Hybrid: fuse over every vector candidate and the best full-text candidates, each with both scores.
@@ -171,6 +182,18 @@ export class SearchIndex {
     const useGraph = keep === undefined && this.#ann !== undefined && this.size > EXACT_SEARCH_MAX_DOCS &&
       candidates < this.size / 2;
     return useGraph ? candidates : undefined;
+  }
+
+  #graphCandidates(query: Float32Array, count: number): number[] {
+    this.#flushGraph();
+    return this.#ann!.search(query, count);
+  }
+
+  /** Adds the pending vectors to the graph in one multi-threaded call. */
+  #flushGraph(): void {
+    if (this.#ann === undefined || this.#annPending.size === 0) return;
+    this.#ann.add([...this.#annPending], this.#vectors);
+    this.#annPending.clear();
   }
 
   #rank(found: SlotScores, query: SearchQuery): ScoredDoc[] {
@@ -205,7 +228,7 @@ export class SearchIndex {
 
   #clear(id: string, slot: number): void {
     this.#text.remove(slot, this.#contents[slot]!.text);
-    this.#ann?.remove(slot);
+    if (!this.#annPending.delete(slot)) this.#ann?.remove(slot);
     this.#ids[slot] = undefined;
     this.#contents[slot] = undefined;
     this.#slots.delete(id);
