@@ -43,7 +43,7 @@ export function rankPage(scores: ArrayLike<number>, idOf: (position: number) => 
     if (heap.length < wanted) {
       heap.push(position);
       siftUp(heap, heap.length - 1, before);
-    } else if (before(position, heap[0]!)) {
+    } else if (scores[position]! >= scores[heap[0]!]! && before(position, heap[0]!)) {
       heap[0] = position;
       siftDown(heap, 0, before);
     }

@@ -29,6 +29,7 @@ export class TextIndex {
   readonly #repeats = new Map<string, Map<number, number>>();
   #docs = 0;
   #totalLength = 0;
+  #factors: { lengthNorms: Float64Array; singles: Float64Array } | undefined;
 
   /** Indexes the text of an empty slot. */
   add(slot: number, text: string): void {
@@ -52,25 +53,27 @@ export class TextIndex {
     this.#docs--;
     this.#totalLength -= this.#lengths[slot]!;
     this.#lengths[slot] = 0;
+    this.#factors = undefined;
   }
 
   /** The BM25 score of every slot that holds at least one term of `query` and that `keep` accepts. */
   scores(query: string, keep?: (slot: number) => boolean): SlotScores {
     const result: SlotScores = { slots: [], scores: [] };
     if (this.#docs === 0) return result;
-    const meanLength = this.#totalLength / this.#docs;
-    const lengths = this.#lengths;
-    const sums = new Float64Array(lengths.length);
+    const { lengthNorms, singles } = this.#lengthFactors();
+    const sums = new Float64Array(lengthNorms.length);
     const touched: number[] = [];
     for (const term of termCounts(query).keys()) {
       const holders = this.#node(term)?.d;
       if (holders === undefined || holders.size === 0) continue;
       const idf = Math.log(1 + (this.#docs - holders.size + 0.5) / (holders.size + 0.5));
-      const repeats = this.#repeats.get(term);
+      // Every holder as if it held the term once, then the few that hold it more often get the difference.
       for (const slot of holders) {
-        const tf = repeats?.get(slot) ?? 1;
         if (sums[slot] === 0) touched.push(slot);
-        sums[slot]! += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[slot]! / meanLength));
+        sums[slot]! += idf * singles[slot]!;
+      }
+      for (const [slot, tf] of this.#repeats.get(term) ?? []) {
+        sums[slot]! += idf * (tf * (K1 + 1) / (tf + lengthNorms[slot]!) - singles[slot]!);
       }
     }
     for (const slot of touched) {
@@ -79,6 +82,25 @@ export class TextIndex {
       result.scores.push(sums[slot]!);
     }
     return result;
+  }
+
+  /**
+   * Per slot, BM25's length normalisation `k1 × (1 − b + b × len / avglen)` and the score factor of a term held once,
+   * computed once per change of the index, not once per posting.
+   */
+  #lengthFactors(): { lengthNorms: Float64Array; singles: Float64Array } {
+    if (this.#factors === undefined) {
+      const meanLength = this.#totalLength / this.#docs;
+      const lengths = this.#lengths;
+      const lengthNorms = new Float64Array(lengths.length);
+      const singles = new Float64Array(lengths.length);
+      for (let slot = 0; slot < lengths.length; slot++) {
+        lengthNorms[slot] = K1 * (1 - B + B * lengths[slot]! / meanLength);
+        singles[slot] = (K1 + 1) / (1 + lengthNorms[slot]!);
+      }
+      this.#factors = { lengthNorms, singles };
+    }
+    return this.#factors;
   }
 
   /** Every term's postings and every slot's length, for a snapshot. */
@@ -136,6 +158,7 @@ export class TextIndex {
     this.#lengths[slot] = length;
     this.#docs++;
     this.#totalLength += length;
+    this.#factors = undefined;
   }
 
   /** The radix node where exactly `term` ends, if any. */
