@@ -71,15 +71,45 @@ async function readBefore(
 }
 
 /** `work`, or 408 once the deadline has passed. */
-async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    const left = Math.max(0, deadline - Date.now());
-    timer = setTimeout(() => reject(new ApiError(408, "Request body took too long to arrive")), left);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
+function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
+  if (Date.now() >= deadline) {
+    work.catch(() => {});
+    return Promise.reject(new ApiError(408, "Request body took too long to arrive"));
   }
+  const { promise, resolve, reject } = Promise.withResolvers<T>();
+  const waiter = { deadline, reject };
+  waiting.add(waiter);
+  watchDeadlines();
+  work.then(resolve, reject).finally(() => {
+    waiting.delete(waiter);
+    if (waiting.size === 0) stopWatchdog();
+  });
+  return promise;
 }
+
+/**
+ * Body reads waiting for their deadline. One shared timer checks them while any wait, instead of a timer per read:
+ * under load, reads overlap and the timer runs on.
+ */
+const waiting = new Set<{ deadline: number; reject: (error: ApiError) => void }>();
+let watchdog: ReturnType<typeof setInterval> | undefined;
+
+function watchDeadlines(): void {
+  watchdog ??= setInterval(() => {
+    const now = Date.now();
+    for (const waiter of waiting) {
+      if (waiter.deadline > now) continue;
+      waiting.delete(waiter);
+      waiter.reject(new ApiError(408, "Request body took too long to arrive"));
+    }
+    if (waiting.size === 0) stopWatchdog();
+  }, WATCHDOG_INTERVAL_MS);
+}
+
+function stopWatchdog(): void {
+  clearInterval(watchdog);
+  watchdog = undefined;
+}
+
+/** How often overdue body reads are looked for; a timeout fires up to this much late. */
+const WATCHDOG_INTERVAL_MS = 100;

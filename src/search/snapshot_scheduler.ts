@@ -1,6 +1,6 @@
 /**
  * Decides when an index gets a fresh snapshot, and writes it in the background. Writes only append to the change
- * log; once the log since the last snapshot outgrows a quarter of the snapshot (and at least 1 MiB), the in-memory
+ * log; once the log since the last snapshot outgrows a tenth of the snapshot (and at least 1 MiB), the in-memory
  * search state is encoded as the new snapshot and the covered log is deleted. A snapshot thus costs O(index) only
  * after O(index) bytes of writes, and each write pays O(its changes).
  */
@@ -14,8 +14,11 @@ import { encodeSearchSnapshot } from "./search_snapshot_codec.ts";
 
 /** Log bytes that always justify a snapshot, however small the index. */
 const MIN_LOG_BYTES = 1024 * 1024;
-/** The log may grow to this share of the snapshot's size before a new snapshot replaces both. */
-const LOG_SHARE = 0.25;
+/**
+ * The log may grow to this share of the snapshot's size before a new snapshot replaces both: a load replays at most
+ * this much, and a snapshot is rewritten once per this much growth.
+ */
+const LOG_SHARE = 0.1;
 
 /** Where an index is, so that the background task can find it by name. */
 export interface IndexAddress {
