@@ -49,8 +49,16 @@ export async function startService(
   const snapshots: SnapshotScheduler = new SnapshotScheduler(kv, background, () => searchIndexes);
   const searchIndexes = new SearchIndexCache(kv, {
     capacity: config.SEARCH_CACHE_INDEXES,
-    onLoad: (record, loaded) =>
-      snapshots.noteLoad({ projectId: record.projectId, indexName: record.name, indexId: record.id }, loaded),
+    onLoad: (record, loaded) => {
+      snapshots.noteLoad({ projectId: record.projectId, indexName: record.name, indexId: record.id }, loaded);
+      if (loaded.index.pendingGraphInserts > 0) {
+        // After the search that caused the load has answered: one turn of the event loop later.
+        background.run(`graph inserts of ${record.id}`, async () => {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          loaded.index.flushGraph();
+        });
+      }
+    },
   });
   const context: ServiceContext = {
     kv,

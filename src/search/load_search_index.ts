@@ -31,7 +31,8 @@ export async function loadSearchIndex(kv: Deno.Kv, record: IndexRecord): Promise
     if (index.revision >= record.revision) return { index, logBytes: 0, snapshotBytes };
     const tail = await readLogTail(kv, record.id, index.revision, record.revision);
     if (tail !== null) {
-      for (const changes of tail.changes) index.apply(changes);
+      // The replayed documents reach the graph later, in the background: a cold start does not wait for them.
+      for (const changes of tail.changes) index.apply(changes, { deferGraph: true });
       index.revision = record.revision;
       return { index, logBytes: tail.bytes, snapshotBytes };
     }

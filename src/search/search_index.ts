@@ -26,8 +26,8 @@ export type SearchMode = typeof SEARCH_MODES[number];
 export const EXACT_SEARCH_MAX_DOCS = 10_000;
 
 /**
- * Graph inserts wait for the next vector search, so that a write pays nothing for them; past this many they are made
- * at once, in one batch.
+ * Graph inserts wait until this many are pending and then go in as one multi-threaded batch, so that a small write
+ * rarely pays for them; meanwhile searches scan the pending vectors exactly.
  */
 const MAX_PENDING_GRAPH_INSERTS = 512;
 
@@ -108,7 +108,7 @@ export class SearchIndex {
 
   /** The parts a snapshot stores. */
   parts(): SearchIndexParts {
-    this.#flushGraph();
+    this.flushGraph();
     return {
       revision: this.revision,
       ids: this.#ids,
@@ -119,8 +119,11 @@ export class SearchIndex {
     };
   }
 
-  /** Applies a write's document changes: each one replaces or removes one document. */
-  apply(changes: Iterable<DocChange>): void {
+  /**
+   * Applies a write's document changes: each one replaces or removes one document. With `deferGraph` (a load
+   * replaying the change log), graph inserts wait for {@link flushGraph} however many pile up.
+   */
+  apply(changes: Iterable<DocChange>, options: { deferGraph?: boolean } = {}): void {
     const added: number[] = [];
     for (const { id, doc } of changes) {
       const slot = this.#slots.get(id);
@@ -133,7 +136,7 @@ export class SearchIndex {
     }
     if (this.#ann !== undefined) {
       for (const slot of added) this.#annPending.add(slot);
-      if (this.#annPending.size >= MAX_PENDING_GRAPH_INSERTS) this.#flushGraph();
+      if (!options.deferGraph && this.#annPending.size >= MAX_PENDING_GRAPH_INSERTS) this.flushGraph();
     } else if (this.size > EXACT_SEARCH_MAX_DOCS) {
       this.#ann = new AnnIndex(this.#vectors.dims);
       this.#ann.add([...this.#occupiedSlots()], this.#vectors);
@@ -184,13 +187,20 @@ export class SearchIndex {
     return useGraph ? candidates : undefined;
   }
 
+  /** The graph's nearest candidates and every vector still waiting to enter the graph. */
   #graphCandidates(query: Float32Array, count: number): number[] {
-    this.#flushGraph();
-    return this.#ann!.search(query, count);
+    const candidates = this.#ann!.search(query, count);
+    for (const slot of this.#annPending) candidates.push(slot);
+    return candidates;
+  }
+
+  /** How many vectors wait to enter the graph. */
+  get pendingGraphInserts(): number {
+    return this.#annPending.size;
   }
 
   /** Adds the pending vectors to the graph in one multi-threaded call. */
-  #flushGraph(): void {
+  flushGraph(): void {
     if (this.#ann === undefined || this.#annPending.size === 0) return;
     this.#ann.add([...this.#annPending], this.#vectors);
     this.#annPending.clear();
