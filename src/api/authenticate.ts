@@ -2,7 +2,7 @@
 import type { RecordCache } from "../storage/record_cache.ts";
 import { projectKey } from "../storage/kv_keys.ts";
 import { ApiError } from "../http/api_error.ts";
-import type { ProjectRecord } from "../projects/project_store.ts";
+import { PROJECT_ID_PATTERN, type ProjectRecord } from "../projects/project_store.ts";
 import { verifyProjectKey } from "../projects/project_keys.ts";
 
 /** Authentication failures since the process started, counted and logged (never with the key). */
@@ -10,8 +10,9 @@ let failures = 0;
 
 /** Resolves when `key` is the key of `projectId`; 404 for an unknown project, 403 for a wrong or missing key. */
 export async function authenticate(records: RecordCache, projectId: string, key: string | null): Promise<void> {
-  const project = await records.get<ProjectRecord>(projectKey(projectId));
-  if (project === null) throw refuse(404, `Project "${projectId}" not found`);
+  // An id that no project can have is not looked up (a very long one would not even fit in a KV key).
+  const project = PROJECT_ID_PATTERN.test(projectId) ? await records.get<ProjectRecord>(projectKey(projectId)) : null;
+  if (project === null) throw refuse(404, `Project "${projectId.slice(0, 128)}" not found`);
   if (key === null || key === "") throw refuse(403, 'Missing header "x-project-key"');
   if (!verifyProjectKey(key, project.keyHash)) {
     throw refuse(403, `Invalid "x-project-key" for project "${projectId}"`);

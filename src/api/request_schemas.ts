@@ -93,7 +93,10 @@ function docsSchema(limits: Limits) {
 }
 
 function docIdsSchema(limits: Limits) {
-  return z.array(z.string()).max(limits.maxDocsPerRequest, {
+  const id = z.string().refine((value) => byteLength(value) <= limits.maxDocIdBytes, {
+    message: `must be at most ${limits.maxDocIdBytes} bytes, like every document id`,
+  });
+  return z.array(id).max(limits.maxDocsPerRequest, {
     message: `must hold at most ${limits.maxDocsPerRequest} ids`,
   });
 }
@@ -102,7 +105,7 @@ function docIdsSchema(limits: Limits) {
 function pageSchema(limits: Limits) {
   return z.object({
     limit: z.number().int().min(1).max(limits.maxDocsPerRequest).optional(),
-    cursor: z.string().min(1).optional(),
+    cursor: z.string().min(1).max(4 * limits.maxDocIdBytes).optional(),
   });
 }
 
