@@ -136,6 +136,17 @@ Deno.test("a snapshot restores the same search results, with holes, metadata and
       assert.deepEqual(restored.search(query), index.search(query), `${mode} ${filter !== undefined}`);
     }
   }
+  const again = decodeSearchSnapshot(encodeSearchSnapshot(restored));
+  assert.equal(again.size, index.size, "a restored index with empty slots encodes whole again");
+  assert.deepEqual(
+    again.search({ mode: "fulltext", text: "w1", offset: 0, limit: 5 }),
+    index.search({
+      mode: "fulltext",
+      text: "w1",
+      offset: 0,
+      limit: 5,
+    }),
+  );
   restored.apply([change("new", { text: "w1 w1 w1", hash: "", vector })]);
   assert.equal(restored.search({ mode: "vector", text: "", vector, offset: 0, limit: 1 }).hits[0]!.id, "id42");
 });

@@ -94,10 +94,11 @@ export class SearchIndex {
     this.#vectors = parts.vectors ?? new VectorStore();
     this.#text = parts.text ?? new TextIndex();
     this.#ann = parts.ann;
-    this.#ids.forEach((id, slot) => {
+    for (let slot = 0; slot < this.#ids.length; slot++) {
+      const id = this.#ids[slot];
       if (id === undefined) this.#free.push(slot);
       else this.#slots.set(id, slot);
-    });
+    }
     this.#free.reverse();
   }
 

@@ -19,10 +19,12 @@ export function encodeSearchSnapshot(index: SearchIndex): Uint8Array {
   out.f64(revision);
   out.u32(ids.length);
   out.u32(vectors.dims);
-  ids.forEach((id, slot) => {
+  // A plain loop: `forEach` skips the holes of a sparse array, and an empty slot must still be written.
+  for (let slot = 0; slot < ids.length; slot++) {
+    const id = ids[slot];
     if (id === undefined) {
       out.u8(0);
-      return;
+      continue;
     }
     const content = contents[slot]!;
     out.u8(1);
@@ -31,7 +33,7 @@ export function encodeSearchSnapshot(index: SearchIndex): Uint8Array {
     out.string(content.metadata === undefined ? "" : JSON.stringify(content.metadata));
     out.u32(text.length(slot));
     out.words(vectors.row(slot));
-  });
+  }
   // Terms are never empty, so an empty one ends the postings.
   for (const { term, slots, counts } of text.postings()) {
     out.string(term);
@@ -51,8 +53,8 @@ export function decodeSearchSnapshot(bytes: Uint8Array): SearchIndex {
   const revision = input.f64();
   const slots = input.u32();
   const dims = input.u32();
-  const ids: (string | undefined)[] = new Array(slots);
-  const contents: (DocContent | undefined)[] = new Array(slots);
+  const ids: (string | undefined)[] = Array.from({ length: slots }, () => undefined);
+  const contents: (DocContent | undefined)[] = Array.from({ length: slots }, () => undefined);
   const lengths = new Uint32Array(slots);
   const vectors = new VectorStore();
   vectors.reserve(slots, dims);
