@@ -23,6 +23,24 @@ export function testModels(): Promise<ModelRegistry> {
   return models;
 }
 
+/**
+ * A server whose `svc-mediumlm` is a model directory with a valid tokenizer and a corrupt ONNX file, so that loading
+ * it fails the way a broken download would.
+ */
+export async function startServerWithBrokenMediumModel(): Promise<TestServer> {
+  const models = await testModels();
+  const broken = await Deno.makeTempDir();
+  await Deno.mkdir(`${broken}/onnx`);
+  for (const file of ["config.json", "tokenizer.json", "tokenizer_config.json"]) {
+    await Deno.copyFile(`${models["svc-minilm"]!.source}/${file}`, `${broken}/${file}`);
+  }
+  await Deno.writeTextFile(`${broken}/onnx/model.onnx`, "this is not an onnx model");
+  const registry = { ...models, "svc-mediumlm": { source: broken, version: "broken-1" } };
+  return await startTestServer({
+    embedder: () => new Embedder(registry, { cacheDir: `${broken}/cache`, allowRemote: false }),
+  });
+}
+
 /** A configuration for tests: loopback, an ephemeral port, a temporary store, no hub. */
 export function testConfig(kvPath: string, env: Record<string, string> = {}): Config {
   return parseConfig({ HOSTNAME: "127.0.0.1", PORT: "0", DENO_KV_PATH: kvPath, ALLOW_REMOTE_MODELS: "false", ...env });

@@ -6,7 +6,13 @@ import { readSnapshot } from "../src/storage/snapshot_store.ts";
 import { indexKey, logKey } from "../src/storage/kv_keys.ts";
 import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
 import type { IndexRecord } from "../src/storage/index_records.ts";
-import { assertJsonError, randomDoc, startTestServer, testModels } from "./_helpers.ts";
+import {
+  assertJsonError,
+  randomDoc,
+  startServerWithBrokenMediumModel,
+  startTestServer,
+  testModels,
+} from "./_helpers.ts";
 
 Deno.test("every acknowledged write survives a restart", async () => {
   let server = await startTestServer();
@@ -92,17 +98,7 @@ Deno.test("once the change log outgrows the snapshot, a new snapshot replaces bo
 });
 
 Deno.test("when embedding fails, createIndex is 500 and leaves no index behind", async () => {
-  const models = await testModels();
-  const broken = await Deno.makeTempDir();
-  await Deno.mkdir(`${broken}/onnx`);
-  for (const file of ["config.json", "tokenizer.json", "tokenizer_config.json"]) {
-    await Deno.copyFile(`${models["svc-minilm"]!.source}/${file}`, `${broken}/${file}`);
-  }
-  await Deno.writeTextFile(`${broken}/onnx/model.onnx`, "this is not an onnx model");
-  const registry = { ...models, "svc-mediumlm": { source: broken, version: "broken-1" } };
-  const server = await startTestServer({
-    embedder: () => new Embedder(registry, { cacheDir: `${broken}/cache`, allowRemote: false }),
-  });
+  const server = await startServerWithBrokenMediumModel();
   const originalError = console.error;
   const logged: unknown[][] = [];
   console.error = (...args: unknown[]) => logged.push(args);

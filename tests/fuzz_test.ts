@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { ACTIONS } from "../src/api/request_schemas.ts";
 import { startTestServer } from "./_helpers.ts";
 
 const RUNS = Number(Deno.env.get("FUZZ_RUNS") ?? "300");
@@ -41,16 +42,7 @@ const deep = fc.integer({ min: 50, max: 3_000 }).map((depth) => {
 
 const field = fc.oneof(value, deep);
 const actions = fc.oneof(
-  fc.constantFrom(
-    "createIndex",
-    "getIndex",
-    "listIndexes",
-    "deleteIndex",
-    "addDocs",
-    "deleteDocs",
-    "getDocs",
-    "search",
-  ),
+  fc.constantFrom(...ACTIONS),
   nasty,
   fc.integer(),
 );

@@ -1,7 +1,6 @@
 /** End-to-end: `options.wait: false` answers 202 and runs the write from the Deno KV queue, across a crash too. */
 import assert from "node:assert/strict";
-import { Embedder } from "../src/embedding/embedder.ts";
-import { assertJsonError, startTestServer, testModels, type TestServer } from "./_helpers.ts";
+import { assertJsonError, startServerWithBrokenMediumModel, startTestServer, type TestServer } from "./_helpers.ts";
 import { serverEnvironment, startServerProcess } from "./_server_process.ts";
 
 interface IndexView {
@@ -93,17 +92,7 @@ Deno.test("addDocs with wait: false shows Updating, keeps the old state searchab
 });
 
 Deno.test("a queued write that cannot embed shows Failed with an error, and the next write clears it", async () => {
-  const models = await testModels();
-  const broken = await Deno.makeTempDir();
-  await Deno.mkdir(`${broken}/onnx`);
-  for (const file of ["config.json", "tokenizer.json", "tokenizer_config.json"]) {
-    await Deno.copyFile(`${models["svc-minilm"]!.source}/${file}`, `${broken}/${file}`);
-  }
-  await Deno.writeTextFile(`${broken}/onnx/model.onnx`, "not a model");
-  const registry = { ...models, "svc-mediumlm": { source: broken, version: "broken-1" } };
-  const server = await startTestServer({
-    embedder: () => new Embedder(registry, { cacheDir: `${broken}/cache`, allowRemote: false }),
-  });
+  const server = await startServerWithBrokenMediumModel();
   const originalError = console.error;
   console.error = () => {};
   try {
