@@ -107,3 +107,38 @@ Deno.test("authentication failures are counted and logged without the key", asyn
     await server.close();
   }
 });
+
+Deno.test("under a flood of requests past the per-project limit, health checks keep answering", async () => {
+  const server = await startTestServer({ env: { PROJECT_MAX_CONCURRENCY: "8" } });
+  const base = server.url.replace("/manage", "");
+  try {
+    const docs = Array.from({ length: 200 }, (_, i) => ({ id: `d${i}`, text: `river storm forest ${i}` }));
+    await server.ok({ action: "createIndex", indexName: "busy", docs });
+    // Five times the in-flight limit, over and over, while the health checks are timed.
+    let flooding = true;
+    const statuses = new Map<number, number>();
+    const flood = Promise.all(Array.from({ length: 40 }, async (_, i) => {
+      while (flooding) {
+        const response = await server.call({ action: "search", indexName: "busy", query: `storm ${i}` });
+        await response.body?.cancel();
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      }
+    }));
+    const latencies: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      const health = await fetch(`${base}/healthz`);
+      assert.equal(health.status, 200);
+      await health.body?.cancel();
+      latencies.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    flooding = false;
+    await flood;
+    assert.ok((statuses.get(429) ?? 0) > 0, `the flood met the limit: ${JSON.stringify([...statuses])}`);
+    assert.deepEqual([...statuses.keys()].filter((status) => status !== 200 && status !== 429), []);
+    assert.ok(Math.max(...latencies) < 1_000, `health checks answered within a second: ${latencies.map(Math.round)}`);
+  } finally {
+    await server.close();
+  }
+});
