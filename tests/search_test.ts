@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { Embedder } from "../src/embedding/embedder.ts";
 import type { IndexRecord } from "../src/storage/index_records.ts";
 import { docsPrefix, indexKey, snapshotPointerKey } from "../src/storage/kv_keys.ts";
+import { writeSnapshot } from "../src/storage/snapshot_store.ts";
 import { assertJsonError, startTestServer, testModels, type TestServer } from "./_helpers.ts";
 
 interface Hit {
@@ -346,6 +347,26 @@ Deno.test("results are identical when written live, loaded from snapshot and log
     server = await server.restart();
     assert.deepEqual(await probe(server), live, "rebuilt from the document records");
   } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a snapshot this version cannot read is ignored: the index loads from its records", async () => {
+  let server = await startTestServer();
+  const originalWarn = console.warn;
+  console.warn = () => {};
+  try {
+    await server.ok({ action: "createIndex", indexName: "movies", docs: MOVIES });
+    await server.service.context.background.idle();
+    const record = (await server.kv.get<IndexRecord>(indexKey("default", "movies"))).value!;
+    assert.ok(
+      await writeSnapshot(server.kv, record.id, { revision: 2, bytes: new TextEncoder().encode("old format") }),
+    );
+    server = await server.restart();
+    const result = await searchOk(server, { query: "drama", mode: "fulltext" });
+    assert.deepEqual(result.hits.map((hit) => hit.id).sort(), ["m1", "m3"]);
+  } finally {
+    console.warn = originalWarn;
     await server.close();
   }
 });

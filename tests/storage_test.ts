@@ -165,6 +165,21 @@ Deno.test("snapshots swap by pointer, never go back, drop old versions, and leav
   }
 });
 
+Deno.test("a snapshot write collects versions abandoned over an hour ago, and only those", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const index = record();
+  assert.ok(await createIndexRecord(kv, index, []));
+  const old = `${(Date.now() - 2 * 3600_000).toString(36).padStart(10, "0")}-abandoned`;
+  const recent = `${Date.now().toString(36).padStart(10, "0")}-in-flight`;
+  for (const versionId of [old, recent]) await kv.set(["snapshot_chunks", index.id, versionId, 0], new Uint8Array(8));
+  assert.ok(await writeSnapshot(kv, index.id, { revision: 1, bytes: new Uint8Array(100) }));
+  const versions = new Set<unknown>();
+  for await (const entry of kv.list({ prefix: ["snapshot_chunks", index.id] })) versions.add(entry.key[2]);
+  assert.ok(!versions.has(old), "the abandoned version is gone");
+  assert.ok(versions.has(recent), "a version that may still be on its way stays");
+  assert.equal(versions.size, 2);
+});
+
 Deno.test("every write logs its changes, inline or as a staged batch, until a snapshot covers them", async () => {
   using kv = await Deno.openKv(":memory:");
   const index = record();

@@ -25,8 +25,9 @@ export interface LoadedIndex {
 /** Loads the search state of `record`'s index at its revision or later. */
 export async function loadSearchIndex(kv: Deno.Kv, record: IndexRecord): Promise<LoadedIndex> {
   const snapshot = await readSnapshot(kv, record.id);
-  if (snapshot !== null) {
-    const index = decodeSearchSnapshot(snapshot.bytes);
+  const decoded = snapshot === null ? null : decodeOrNull(snapshot.bytes);
+  if (snapshot !== null && decoded !== null) {
+    const index = decoded;
     const snapshotBytes = snapshot.bytes.byteLength;
     if (index.revision >= record.revision) return { index, logBytes: 0, snapshotBytes };
     const tail = await readLogTail(kv, record.id, index.revision, record.revision);
@@ -55,5 +56,15 @@ async function readAllDocs(kv: Deno.Kv, record: IndexRecord): Promise<SearchInde
     const unchanged = after.value?.id !== record.id || after.value.revision === revision;
     if (unchanged || attempt === MAX_LIST_ATTEMPTS) return index;
     revision = after.value!.revision;
+  }
+}
+
+/** The decoded snapshot, or null for one this version cannot read (an older format): then the records are read. */
+function decodeOrNull(bytes: Uint8Array): SearchIndex | null {
+  try {
+    return decodeSearchSnapshot(bytes);
+  } catch (error) {
+    console.warn("Ignoring an unreadable snapshot; reading the document records instead:", (error as Error).message);
+    return null;
   }
 }

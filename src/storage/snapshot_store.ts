@@ -24,7 +24,7 @@ export interface Snapshot {
  * it became the current one.
  */
 export async function writeSnapshot(kv: Deno.Kv, indexId: string, snapshot: Snapshot): Promise<boolean> {
-  const versionId = crypto.randomUUID();
+  const versionId = newVersionId();
   const chunks = Math.ceil(snapshot.bytes.byteLength / MAX_CHUNK_BYTES);
   // Ten chunks per commit, each copied only when its commit is built, so that a large snapshot is not held twice.
   for (let first = 0; first < chunks; first += 10) {
@@ -50,7 +50,32 @@ export async function writeSnapshot(kv: Deno.Kv, indexId: string, snapshot: Snap
     : { ok: false };
   const obsolete = result.ok ? previous.value?.versionId : versionId;
   if (obsolete !== undefined) await deleteTrees(kv, [snapshotChunksPrefix(indexId, obsolete)]);
+  if (result.ok) await deleteAbandonedVersions(kv, indexId, versionId);
   return result.ok;
+}
+
+/** A version left unreferenced for this long was abandoned by a writer that died before its swap or cleanup. */
+const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+
+/** A version id that sorts by, and tells, its creation time. */
+function newVersionId(): string {
+  return `${Date.now().toString(36).padStart(10, "0")}-${crypto.randomUUID()}`;
+}
+
+/**
+ * Deletes the chunks of versions other than `current` that are older than {@link ABANDONED_AFTER_MS}: left by a
+ * process killed between writing a version and swapping it in, or between the swap and deleting the old one. Younger
+ * ones may still be on their way in from another process.
+ */
+async function deleteAbandonedVersions(kv: Deno.Kv, indexId: string, current: string): Promise<void> {
+  const abandoned = new Set<string>();
+  const cutoff = Date.now() - ABANDONED_AFTER_MS;
+  for await (const entry of kv.list({ prefix: snapshotChunksPrefix(indexId) })) {
+    const versionId = entry.key[2] as string;
+    const created = parseInt(versionId.split("-")[0]!, 36);
+    if (versionId !== current && (!(created >= 0) || created < cutoff)) abandoned.add(versionId);
+  }
+  await deleteTrees(kv, [...abandoned].map((versionId) => snapshotChunksPrefix(indexId, versionId)));
 }
 
 /** Reads the pointer of an index's current snapshot, or null when it has none. */
