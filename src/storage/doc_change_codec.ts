@@ -31,10 +31,9 @@ export function encodeDocChanges(changes: Iterable<DocChange>): Uint8Array {
       bytes.set(json, offset += 4);
       view.setUint32(offset += json.byteLength, dims, true);
       offset += 4;
-      for (const value of change.doc.vector) {
-        view.setFloat32(offset, value, true);
-        offset += 4;
-      }
+      const vector = change.doc.vector;
+      bytes.set(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), offset);
+      offset += vector.byteLength;
     }
     parts.push(bytes);
   }
@@ -58,8 +57,9 @@ export function decodeDocChanges(bytes: Uint8Array): DocChange[] {
       const content = JSON.parse(decoder.decode(bytes.subarray(offset += 4, offset += jsonLength)));
       const dims = view.getUint32(offset, true);
       offset += 4;
-      const vector = new Float32Array(dims);
-      for (let i = 0; i < dims; i++, offset += 4) vector[i] = view.getFloat32(offset, true);
+      // One copy of the bytes, viewed as float32 (little-endian, as every platform Deno runs on).
+      const vector = new Float32Array(bytes.slice(offset, offset + dims * 4).buffer);
+      offset += dims * 4;
       doc = { ...content, vector };
     }
     changes.push({ id, doc, previousParts });
