@@ -102,6 +102,8 @@ Deno.test(`${RUNS} generated hostile requests get a JSON 4xx or a success, never
       { numRuns: RUNS, seed: Number(Deno.env.get("FUZZ_SEED") ?? "20261122") },
     );
     assert.ok((statuses.get(400) ?? 0) > RUNS / 4, `mostly rejected as bad input: ${JSON.stringify([...statuses])}`);
+    const by = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(" ");
+    console.log(`hostile input: ${RUNS} cases tried, 0 violations (${by})`);
     // The server still answers, and every index the fuzz left behind is whole.
     for (const index of await server.ok<{ name: string; docCount: number }[]>({ action: "listIndexes" })) {
       const docs = await server.ok<unknown[]>({ action: "getDocs", indexName: index.name });
