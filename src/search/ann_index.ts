@@ -10,7 +10,8 @@ import type { VectorStore } from "./vector_store.ts";
  * Graph degree, and search breadth when building and when querying. On the benchmark's 100,000 embeddings (a
  * random-weight model, whose vectors crowd together), USearch's defaults (16, 128, 64) gave recall@10 of about 0.6,
  * (16, 128, 1024) 0.93, and (32, 128, 2048) 0.975 at about 3.5 ms per query; a graph grown write by write in the
- * server needs the wider query breadth more than a graph built at once.
+ * server needs the wider query breadth more than a graph built at once. The graph holds int8 copies of the vectors:
+ * the same recall as float16 there (0.977 against 0.976), a 63 MB graph instead of 100 MB, and 2.6 ms per query.
  */
 const CONNECTIVITY = 32;
 const EXPANSION_ADD = 128;
@@ -24,7 +25,7 @@ export class AnnIndex {
     this.#index = new Index({
       dimensions: dims,
       metric: MetricKind.Cos,
-      quantization: ScalarKind.F16,
+      quantization: ScalarKind.I8,
       connectivity: CONNECTIVITY,
       expansion_add: EXPANSION_ADD,
       expansion_search: EXPANSION_SEARCH,
