@@ -5,8 +5,7 @@
  */
 import type { DocInput } from "../api/request_schemas.ts";
 import { jobChunkKey, jobPrefix } from "../storage/kv_keys.ts";
-import { chunkBytes, commitInBatches, deleteTrees, readChunks } from "../storage/kv_batches.ts";
-import { concatBytes } from "../concat_bytes.ts";
+import { deleteTrees, readChunks, writeChunks } from "../storage/kv_batches.ts";
 
 /** The queue message of a job. */
 export interface IndexJobMessage {
@@ -26,19 +25,17 @@ export function isIndexJobMessage(message: unknown): message is IndexJobMessage 
 
 /** Stages a job's documents; returns the number of chunks. */
 export async function stageJobDocs(kv: Deno.Kv, indexId: string, jobId: string, docs: DocInput[]): Promise<number> {
-  const chunks = chunkBytes(new TextEncoder().encode(JSON.stringify(docs)));
-  await commitInBatches(
+  return await writeChunks(
     kv,
-    chunks.map((value, seq) => ({ type: "set", key: jobChunkKey(indexId, jobId, seq), value })),
+    new TextEncoder().encode(JSON.stringify(docs)),
+    (seq) => jobChunkKey(indexId, jobId, seq),
   );
-  return chunks.length;
 }
 
 /** Reads a job's staged documents; null when they are gone (the job finished, or its index was deleted). */
 export async function readJobDocs(kv: Deno.Kv, message: IndexJobMessage): Promise<DocInput[] | null> {
-  const keys = Array.from({ length: message.chunks }, (_, seq) => jobChunkKey(message.indexId, message.jobId, seq));
-  const chunks = await readChunks(kv, keys);
-  return chunks === null ? null : JSON.parse(new TextDecoder().decode(concatBytes(chunks)));
+  const bytes = await readChunks(kv, message.chunks, (seq) => jobChunkKey(message.indexId, message.jobId, seq));
+  return bytes === null ? null : JSON.parse(new TextDecoder().decode(bytes));
 }
 
 /** Deletes a job's staged documents. */

@@ -8,7 +8,6 @@ import type { DocChange } from "./doc_records.ts";
 import { decodeDocChanges } from "./doc_change_codec.ts";
 import { logKey, logPrefix, stagedBatchPrefix, stagedChunkKey } from "./kv_keys.ts";
 import { commitInBatches, deleteTrees, readChunks } from "./kv_batches.ts";
-import { concatBytes } from "../concat_bytes.ts";
 
 /** One revision's changes: encoded inline, or in the chunks of a staged batch. */
 export type LogEntry = { bytes: Uint8Array } | { batchId: string; chunks: number };
@@ -57,7 +56,5 @@ export async function truncateLog(kv: Deno.Kv, indexId: string, revision: number
 
 async function entryBytes(kv: Deno.Kv, indexId: string, entry: LogEntry): Promise<Uint8Array | null> {
   if ("bytes" in entry) return entry.bytes;
-  const keys = Array.from({ length: entry.chunks }, (_, seq) => stagedChunkKey(indexId, entry.batchId, seq));
-  const chunks = await readChunks(kv, keys);
-  return chunks === null ? null : concatBytes(chunks);
+  return await readChunks(kv, entry.chunks, (seq) => stagedChunkKey(indexId, entry.batchId, seq));
 }

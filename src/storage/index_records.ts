@@ -6,9 +6,15 @@
 import { changeMutations, type DocChange } from "./doc_records.ts";
 import { decodeDocChanges, encodeDocChanges } from "./doc_change_codec.ts";
 import { indexKey, stagedBatchPrefix, stagedChunkKey, trashKey } from "./kv_keys.ts";
-import { batchMutations, chunkBytes, commitInBatches, deleteTrees, MAX_CHUNK_BYTES, readChunks } from "./kv_batches.ts";
+import {
+  batchMutations,
+  commitInBatches,
+  deleteTrees,
+  MAX_CHUNK_BYTES,
+  readChunks,
+  writeChunks,
+} from "./kv_batches.ts";
 import { logMutation } from "./change_log.ts";
-import { concatBytes } from "../concat_bytes.ts";
 
 /** A staged batch of changes that the record has made visible but the document records do not show yet. */
 export interface PendingBatch {
@@ -106,12 +112,8 @@ export async function commitIndexChanges(
     }
   }
   const batchId = crypto.randomUUID();
-  const chunks = chunkBytes(encoded);
-  await commitInBatches(
-    kv,
-    chunks.map((value, seq) => ({ type: "set", key: stagedChunkKey(next.id, batchId, seq), value })),
-  );
-  const pending: PendingBatch = { batchId, chunks: chunks.length };
+  const chunks = await writeChunks(kv, encoded, (seq) => stagedChunkKey(next.id, batchId, seq));
+  const pending: PendingBatch = { batchId, chunks };
   const result = await kv.atomic().check(current).set(current.key, { ...next, pending })
     .mutate(logMutation(next.id, next.revision, pending)).commit();
   if (!result.ok) {
@@ -129,11 +131,10 @@ export async function commitIndexChanges(
  */
 async function applyPendingBatch(kv: Deno.Kv, entry: Deno.KvEntry<IndexRecord>): Promise<void> {
   const pending = entry.value.pending!;
-  const keys = Array.from({ length: pending.chunks }, (_, seq) => stagedChunkKey(entry.value.id, pending.batchId, seq));
-  const chunks = await readChunks(kv, keys);
+  const bytes = await readChunks(kv, pending.chunks, (seq) => stagedChunkKey(entry.value.id, pending.batchId, seq));
   // Gone only when another process applied the batch and a snapshot has since covered its revision.
-  if (chunks === null) return;
-  const changes = decodeDocChanges(concatBytes(chunks));
+  if (bytes === null) return;
+  const changes = decodeDocChanges(bytes);
   const mutations = changes.flatMap((change) => changeMutations(entry.value.id, change));
   if (!await commitInBatches(kv, mutations, [entry])) return;
   const { pending: _, ...settled } = entry.value;

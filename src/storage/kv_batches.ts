@@ -1,4 +1,5 @@
 /** Splits work into commits that respect Deno KV's limits on one atomic operation. */
+import { concatBytes } from "../concat_bytes.ts";
 
 /** Deno KV allows 1000 mutations and 800 KiB per commit; stay well below both. */
 export const MAX_MUTATIONS_PER_COMMIT = 500;
@@ -73,23 +74,30 @@ export async function deleteTrees(kv: Deno.Kv, prefixes: Deno.KvKey[]): Promise<
   }
 }
 
-/** Splits bytes into chunks that each fit one KV value. */
-export function chunkBytes(bytes: Uint8Array): Uint8Array[] {
-  const chunks: Uint8Array[] = [];
+/** Writes bytes as chunks that each fit one KV value, under `keyOf(seq)`, in bounded commits; returns how many. */
+export async function writeChunks(kv: Deno.Kv, bytes: Uint8Array, keyOf: (seq: number) => Deno.KvKey): Promise<number> {
+  const mutations: Deno.KvMutation[] = [];
   for (let offset = 0; offset < bytes.byteLength; offset += MAX_CHUNK_BYTES) {
-    chunks.push(bytes.slice(offset, offset + MAX_CHUNK_BYTES));
+    const value = bytes.slice(offset, offset + MAX_CHUNK_BYTES);
+    mutations.push({ type: "set", key: keyOf(mutations.length), value });
   }
-  return chunks;
+  await commitInBatches(kv, mutations);
+  return mutations.length;
 }
 
-/** Reads byte chunks by key, ten at a time; returns null when any of them is missing. */
-export async function readChunks(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Uint8Array[] | null> {
+/** Reads and joins the `count` chunks that {@link writeChunks} wrote, ten at a time; null when any is missing. */
+export async function readChunks(
+  kv: Deno.Kv,
+  count: number,
+  keyOf: (seq: number) => Deno.KvKey,
+): Promise<Uint8Array | null> {
   const chunks: Uint8Array[] = [];
-  for (let i = 0; i < keys.length; i += 10) {
-    for (const entry of await kv.getMany<Uint8Array[]>(keys.slice(i, i + 10))) {
+  for (let first = 0; first < count; first += 10) {
+    const keys = Array.from({ length: Math.min(10, count - first) }, (_, i) => keyOf(first + i));
+    for (const entry of await kv.getMany<Uint8Array[]>(keys)) {
       if (entry.value === null) return null;
       chunks.push(entry.value);
     }
   }
-  return chunks;
+  return concatBytes(chunks);
 }
