@@ -14,6 +14,7 @@ import { collectGarbage } from "../src/storage/garbage_collector.ts";
 import { batchMutations, MAX_CHUNK_BYTES } from "../src/storage/kv_batches.ts";
 import { indexKey, logKey } from "../src/storage/kv_keys.ts";
 import { type LogEntry, readLogTail, truncateLog } from "../src/storage/change_log.ts";
+import { ABANDONED_AFTER_MS, newTimedId } from "../src/storage/timed_id.ts";
 
 function doc(text: string, metadata?: Record<string, unknown>) {
   const vector = Float32Array.from({ length: 8 }, (_, i) => i / 8 + text.length);
@@ -169,8 +170,8 @@ Deno.test("a snapshot write collects versions abandoned over an hour ago, and on
   using kv = await Deno.openKv(":memory:");
   const index = record();
   assert.ok(await createIndexRecord(kv, index, []));
-  const old = `${(Date.now() - 2 * 3600_000).toString(36).padStart(10, "0")}-abandoned`;
-  const recent = `${Date.now().toString(36).padStart(10, "0")}-in-flight`;
+  const old = newTimedId(Date.now() - 2 * ABANDONED_AFTER_MS);
+  const recent = newTimedId();
   for (const versionId of [old, recent]) await kv.set(["snapshot_chunks", index.id, versionId, 0], new Uint8Array(8));
   assert.ok(await writeSnapshot(kv, index.id, { revision: 1, bytes: new Uint8Array(100) }));
   const versions = new Set<unknown>();
@@ -178,6 +179,43 @@ Deno.test("a snapshot write collects versions abandoned over an hour ago, and on
   assert.ok(!versions.has(old), "the abandoned version is gone");
   assert.ok(versions.has(recent), "a version that may still be on its way stays");
   assert.equal(versions.size, 2);
+});
+
+Deno.test("garbage collection removes what killed writers left in a live index, and only that", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const index = record();
+  assert.ok(await createIndexRecord(kv, index, []));
+  const entry = await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>;
+  const large = Array.from({ length: 30 }, (_, i) => ({ id: `d${i}`, doc: doc("z".repeat(30_000)), previousParts: 0 }));
+  assert.notEqual(await commitIndexChanges(kv, entry, large, { ...index, revision: 2, docCount: 30 }), null);
+  const docKeys = await countKeys(kv, ["docs", index.id]);
+  const old = newTimedId(Date.now() - 2 * ABANDONED_AFTER_MS);
+  const young = newTimedId();
+  for (const id of [old, young]) {
+    await kv.set(["staged", index.id, id, 0], new Uint8Array(8));
+    await kv.set(["jobs", index.id, id, 0], new Uint8Array(8));
+  }
+  await kv.set(["staged", index.id, "plain-uuid-of-an-old-version", 0], new Uint8Array(8));
+  const keys = async (space: string) => {
+    const found = new Set<string>();
+    for await (const { key } of kv.list({ prefix: [space, index.id] })) found.add(key[2] as string);
+    return found;
+  };
+  const logged = [...await keys("staged")].filter((id) => id !== old && id !== young && !id.startsWith("p"));
+  assert.equal(logged.length, 1, "the large write's batch, named by the change log");
+
+  await collectGarbage(kv);
+  assert.deepEqual(await keys("staged"), new Set([logged[0], young]), "abandoned, unnamed batches are gone");
+  assert.deepEqual(await keys("jobs"), new Set([young]), "so are abandoned job documents; young ones stay");
+
+  // A snapshot whose writer died before it truncated the log.
+  assert.ok(await writeSnapshot(kv, index.id, { revision: 2, bytes: new Uint8Array(10) }));
+  await collectGarbage(kv, Date.now() + 2 * ABANDONED_AFTER_MS);
+  assert.equal(await countKeys(kv, ["log", index.id]), 0, "log entries a snapshot covers are gone");
+  assert.equal(await countKeys(kv, ["staged", index.id]), 0, "with the batches they named");
+  assert.equal(await countKeys(kv, ["jobs", index.id]), 0);
+  assert.equal(await countKeys(kv, ["docs", index.id]), docKeys, "documents stay");
+  assert.equal(await countKeys(kv, ["snapshot_chunks", index.id]), 1, "the current snapshot stays");
 });
 
 Deno.test("every write logs its changes, inline or as a staged batch, until a snapshot covers them", async () => {

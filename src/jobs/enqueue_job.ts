@@ -6,6 +6,7 @@ import { ApiError } from "../http/api_error.ts";
 import type { IndexJob, IndexRecord } from "../storage/index_records.ts";
 import { readSettledIndex } from "../storage/index_records.ts";
 import { indexKey } from "../storage/kv_keys.ts";
+import { newTimedId } from "../storage/timed_id.ts";
 import { toIndexView } from "../actions/index_view.ts";
 import { indexNotFound } from "../actions/index_not_found.ts";
 import { indexModelId } from "../actions/index_model.ts";
@@ -31,7 +32,7 @@ export async function enqueueJob(ctx: ServiceContext, write: QueuedWrite): Promi
     }
     const base = write.kind === "create" ? write.record : current!.value!;
     const job: IndexJob = {
-      id: crypto.randomUUID(),
+      id: newTimedId(),
       kind: write.kind,
       state: "running",
       done: 0,

@@ -1,10 +1,24 @@
-/** Removes the data of index ids that no record points to any more. */
-import type { TrashMarker } from "./index_records.ts";
-import { indexDataPrefixes, trashKey, trashPrefix } from "./kv_keys.ts";
+/**
+ * Removes data that nothing points to any more: the data of deleted indexes and abandoned builds (found by their
+ * trash markers), and, inside live indexes, what a writer killed half-way left behind: staged batches and queued-job
+ * documents that no record or log entry names, log entries a snapshot already covers, and snapshot versions that
+ * were never swapped in.
+ */
+import type { IndexRecord, TrashMarker } from "./index_records.ts";
+import type { LogEntry } from "./change_log.ts";
+import { truncateLog } from "./change_log.ts";
+import {
+  allIndexesPrefix,
+  indexDataPrefixes,
+  jobPrefix,
+  logPrefix,
+  stagedBatchPrefix,
+  trashKey,
+  trashPrefix,
+} from "./kv_keys.ts";
 import { deleteTrees } from "./kv_batches.ts";
-
-/** How long an index may take to build before its half-written data counts as abandoned. */
-const BUILD_TIMEOUT_MS = 60 * 60 * 1000;
+import { deleteAbandonedVersions, readSnapshotPointer } from "./snapshot_store.ts";
+import { ABANDONED_AFTER_MS, isAbandoned } from "./timed_id.ts";
 
 /** Deletes the data of one trashed index id, then its marker. */
 export async function collectIndexData(kv: Deno.Kv, indexId: string): Promise<void> {
@@ -12,14 +26,53 @@ export async function collectIndexData(kv: Deno.Kv, indexId: string): Promise<vo
   await kv.delete(trashKey(indexId));
 }
 
-/** Collects every deleted index and every build abandoned for longer than the build timeout; returns their count. */
+/**
+ * Collects every deleted index, every build abandoned for longer than {@link ABANDONED_AFTER_MS}, and the abandoned
+ * leftovers inside live indexes; returns the number of index ids whose data went away whole.
+ */
 export async function collectGarbage(kv: Deno.Kv, now = Date.now()): Promise<number> {
   let collected = 0;
   for await (const entry of kv.list<TrashMarker>({ prefix: trashPrefix() })) {
     const marker = entry.value;
-    if (marker.reason === "building" && now - marker.since < BUILD_TIMEOUT_MS) continue;
+    if (marker.reason === "building" && now - marker.since < ABANDONED_AFTER_MS) continue;
     await collectIndexData(kv, entry.key[1] as string);
     collected++;
   }
+  for await (const entry of kv.list<IndexRecord>({ prefix: allIndexesPrefix() })) {
+    await collectLeftovers(kv, entry.value, now);
+  }
   return collected;
+}
+
+/** Deletes what killed writers left inside one live index. */
+async function collectLeftovers(kv: Deno.Kv, record: IndexRecord, now: number): Promise<void> {
+  const pointer = await readSnapshotPointer(kv, record.id);
+  // A pending batch is applied from its staged chunks, so its log entry stays until the batch is applied.
+  const covered = Math.min(pointer?.revision ?? 0, record.pending === undefined ? Infinity : record.revision - 1);
+  if (covered > 0) await truncateLog(kv, record.id, covered);
+  await deleteAbandonedVersions(kv, record.id, pointer?.versionId, now);
+
+  const namedBatches = new Set<string>();
+  if (record.pending !== undefined) namedBatches.add(record.pending.batchId);
+  for await (const entry of kv.list<LogEntry>({ prefix: logPrefix(record.id) })) {
+    if ("batchId" in entry.value) namedBatches.add(entry.value.batchId);
+  }
+  const runningJob = record.job?.state === "running" ? record.job.id : undefined;
+  await deleteUnnamed(kv, stagedBatchPrefix(record.id), (batchId) => namedBatches.has(batchId), now);
+  await deleteUnnamed(kv, jobPrefix(record.id), (jobId) => jobId === runningJob, now);
+}
+
+/** Deletes the abandoned groups under `prefix` (keyed by the id after it) that `isNamed` does not keep. */
+async function deleteUnnamed(
+  kv: Deno.Kv,
+  prefix: readonly string[],
+  isNamed: (id: string) => boolean,
+  now: number,
+): Promise<void> {
+  const unnamed = new Set<string>();
+  for await (const entry of kv.list({ prefix: [...prefix] })) {
+    const id = entry.key[prefix.length] as string;
+    if (!isNamed(id) && isAbandoned(id, now)) unnamed.add(id);
+  }
+  await deleteTrees(kv, [...unnamed].map((id) => [...prefix, id]));
 }

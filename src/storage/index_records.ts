@@ -15,6 +15,7 @@ import {
   writeChunks,
 } from "./kv_batches.ts";
 import { logMutation } from "./change_log.ts";
+import { newTimedId } from "./timed_id.ts";
 
 /** A staged batch of changes that the record has made visible but the document records do not show yet. */
 export interface PendingBatch {
@@ -111,7 +112,7 @@ export async function commitIndexChanges(
       return result.ok ? encoded.byteLength : null;
     }
   }
-  const batchId = crypto.randomUUID();
+  const batchId = newTimedId();
   const chunks = await writeChunks(kv, encoded, (seq) => stagedChunkKey(next.id, batchId, seq));
   const pending: PendingBatch = { batchId, chunks };
   const result = await kv.atomic().check(current).set(current.key, { ...next, pending })

@@ -15,6 +15,11 @@ export function indexKey(projectId: string, indexName: string) {
   return ["indexes", projectId, indexName] as const;
 }
 
+/** The prefix of the index records of every project. */
+export function allIndexesPrefix() {
+  return ["indexes"] as const;
+}
+
 /** The prefix of all index records of a project, in name order. */
 export function indexesPrefix(projectId: string) {
   return ["indexes", projectId] as const;

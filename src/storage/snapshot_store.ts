@@ -4,6 +4,7 @@
  */
 import { snapshotChunkKey, snapshotChunksPrefix, snapshotPointerKey, trashKey } from "./kv_keys.ts";
 import { commitInBatches, deleteTrees, MAX_CHUNK_BYTES } from "./kv_batches.ts";
+import { isAbandoned, newTimedId } from "./timed_id.ts";
 
 /** The pointer to one snapshot version and the index revision it shows. */
 export interface SnapshotPointer {
@@ -24,7 +25,7 @@ export interface Snapshot {
  * it became the current one.
  */
 export async function writeSnapshot(kv: Deno.Kv, indexId: string, snapshot: Snapshot): Promise<boolean> {
-  const versionId = newVersionId();
+  const versionId = newTimedId();
   const chunks = Math.ceil(snapshot.bytes.byteLength / MAX_CHUNK_BYTES);
   // Ten chunks per commit, each copied only when its commit is built, so that a large snapshot is not held twice.
   for (let first = 0; first < chunks; first += 10) {
@@ -54,26 +55,21 @@ export async function writeSnapshot(kv: Deno.Kv, indexId: string, snapshot: Snap
   return result.ok;
 }
 
-/** A version left unreferenced for this long was abandoned by a writer that died before its swap or cleanup. */
-const ABANDONED_AFTER_MS = 60 * 60 * 1000;
-
-/** A version id that sorts by, and tells, its creation time. */
-function newVersionId(): string {
-  return `${Date.now().toString(36).padStart(10, "0")}-${crypto.randomUUID()}`;
-}
-
 /**
- * Deletes the chunks of versions other than `current` that are older than {@link ABANDONED_AFTER_MS}: left by a
- * process killed between writing a version and swapping it in, or between the swap and deleting the old one. Younger
- * ones may still be on their way in from another process.
+ * Deletes the chunks of abandoned versions other than `current`: left by a process killed between writing a version
+ * and swapping it in, or between the swap and deleting the old one. Younger ones may still be on their way in from
+ * another process.
  */
-async function deleteAbandonedVersions(kv: Deno.Kv, indexId: string, current: string): Promise<void> {
+export async function deleteAbandonedVersions(
+  kv: Deno.Kv,
+  indexId: string,
+  current: string | undefined,
+  now = Date.now(),
+): Promise<void> {
   const abandoned = new Set<string>();
-  const cutoff = Date.now() - ABANDONED_AFTER_MS;
   for await (const entry of kv.list({ prefix: snapshotChunksPrefix(indexId) })) {
     const versionId = entry.key[2] as string;
-    const created = parseInt(versionId.split("-")[0]!, 36);
-    if (versionId !== current && (!(created >= 0) || created < cutoff)) abandoned.add(versionId);
+    if (versionId !== current && isAbandoned(versionId, now)) abandoned.add(versionId);
   }
   await deleteTrees(kv, [...abandoned].map((versionId) => snapshotChunksPrefix(indexId, versionId)));
 }
