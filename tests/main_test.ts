@@ -23,6 +23,46 @@ Deno.test("first start creates project default, prints its key once and where it
   assert.equal(JSON.parse(new TextDecoder().decode(listed.stdout)).projectId, "default");
 });
 
+Deno.test("on SIGTERM or SIGINT, in-flight writes finish and land, new requests are refused, and the exit is 0", async () => {
+  const env = await serverEnvironment();
+  let key = "";
+  let landed = 0;
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    const server = await startServerProcess(env, key);
+    key = server.key;
+    const docs = Array.from({ length: 1500 }, (_, i) => ({ id: `${signal}-${i}`, text: `graceful text number ${i}` }));
+    let answeredAt = Infinity;
+    const write = server.call({ action: "createIndex", indexName: signal, docs }).then((response) => {
+      answeredAt = performance.now();
+      return response;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const signalledAt = performance.now();
+    const stopped = server.stop(signal);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const late = await server.call({ action: "listIndexes" }).then((response) => response.status, () => "refused");
+    const response = await write;
+    assert.equal(response.status, 200, `the write in flight at ${signal} finishes`);
+    assert.ok(answeredAt > signalledAt, "the write was still in flight when the signal came");
+    assert.equal(await response.json(), true);
+    assert.equal(late, "refused", `a request after ${signal} is refused`);
+    assert.equal(await stopped, 0, `exit code after ${signal}`);
+    landed++;
+  }
+  const server = await startServerProcess(env, key);
+  try {
+    for (const signal of ["SIGTERM", "SIGINT"]) {
+      const index = await (await server.call({ action: "getIndex", indexName: signal })).json();
+      assert.equal(index.docCount, 1500, `the write in flight at ${signal} landed whole`);
+    }
+  } finally {
+    await server.stop();
+  }
+  console.log(
+    `graceful lifecycle: ${landed} signals, ${landed} in-flight writes finished and landed, exit 0, 0 violations`,
+  );
+});
+
 Deno.test("cli project create prints exactly one JSON line on stdout", async () => {
   const env = await serverEnvironment();
   const created = await runCli(env, "project", "create", "acme");
