@@ -2,8 +2,6 @@
 import { z } from "zod";
 import type { Limits } from "../config.ts";
 import { FilterSyntaxError, parseFilter } from "../search/metadata_filter.ts";
-import { SEARCH_MODES } from "../search/search_index.ts";
-import { HIT_FIELDS } from "../actions/search.ts";
 
 /** Every action of `POST /manage`. */
 export const ACTIONS = [
@@ -19,6 +17,15 @@ export const ACTIONS = [
 
 /** One action name. */
 export type Action = typeof ACTIONS[number];
+
+/** How `search` ranks: BM25 and cosine fused, cosine only, or BM25 only. */
+export const SEARCH_MODES = ["hybrid", "vector", "fulltext"] as const;
+
+/** One search mode. */
+export type SearchMode = typeof SEARCH_MODES[number];
+
+/** What a search hit may show besides its id. */
+export const HIT_FIELDS = ["text", "metadata", "score"] as const;
 
 /** Whether a string names an action. */
 export function isAction(value: string): value is Action {
@@ -45,10 +52,11 @@ const indexNameSchema = unicodeString().min(1).max(256).regex(/^[^\u0000-\u001f\
   message: "must not contain control characters",
 });
 
+// A custom check rather than z.record, which would copy the object; `meta` gives its JSON Schema.
 const metadataSchema = z.custom<Record<string, unknown>>(
   (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   { message: "expected a JSON object" },
-);
+).meta({ type: "object", description: "Any JSON object, stored and returned as given" });
 
 function docSchema(limits: Limits) {
   return z.object({
@@ -118,6 +126,9 @@ const filterSchema = z.unknown().transform((value, ctx) => {
     ctx.addIssue({ code: "custom", path: error.path, message: error.message });
     return z.NEVER;
   }
+}).meta({
+  type: "object",
+  description: "A Mongo-style predicate over metadata: $eq, $ne, $gt(e), $lt(e), $in, $nin, $exists, $and, $or",
 });
 
 function searchSchema(limits: Limits) {
@@ -178,6 +189,12 @@ export function requestSchema(limits: Limits) {
 
 /** A validated request body. */
 export type ManageRequest = z.output<ReturnType<typeof requestSchema>>;
+
+/** A request body as a client sends it, before validation. */
+export type ManageRequestInput = z.input<ReturnType<typeof requestSchema>>;
+
+/** The request body of one action as a client sends it. */
+export type RequestInputOf<A extends Action> = Extract<ManageRequestInput, { action: A }>;
 
 /** The validated request of one action. */
 export type RequestOf<A extends Action> = Extract<ManageRequest, { action: A }>;
