@@ -52,17 +52,21 @@ const indexNameSchema = unicodeString().min(1).max(256).regex(/^[^\u0000-\u001f\
   message: "must not contain control characters",
 });
 
-// A custom check rather than z.record, which would copy the object; `meta` gives its JSON Schema.
+// A custom check rather than z.record, which would copy the object; `meta` gives it a JSON Schema (see docSchema).
 const metadataSchema = z.custom<Record<string, unknown>>(
   (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   { message: "expected a JSON object" },
-).meta({ type: "object", description: "Any JSON object, stored and returned as given" });
+);
 
 function docSchema(limits: Limits) {
   return z.object({
-    id: unicodeString().min(1, { message: "must not be empty" }),
-    text: unicodeString(),
-    metadata: metadataSchema.optional(),
+    id: unicodeString().min(1, { message: "must not be empty" })
+      .describe(`Unique within the index; at most ${limits.maxDocIdBytes} UTF-8 bytes`),
+    text: unicodeString().describe(`At most ${limits.maxDocTextBytes} UTF-8 bytes; may be empty`),
+    metadata: metadataSchema.meta({
+      type: "object",
+      description: `Any JSON object, at most ${limits.maxMetadataBytes} bytes as JSON; stored and returned as given`,
+    }).optional(),
   }).superRefine((doc, ctx) => {
     const tooBig = (path: string, what: string, bytes: number, limit: number) =>
       ctx.addIssue({
@@ -103,7 +107,7 @@ function docsSchema(limits: Limits) {
 function docIdsSchema(limits: Limits) {
   const id = z.string().refine((value) => byteLength(value) <= limits.maxDocIdBytes, {
     message: `must be at most ${limits.maxDocIdBytes} bytes, like every document id`,
-  });
+  }).describe(`A document id; at most ${limits.maxDocIdBytes} UTF-8 bytes`);
   return z.array(id).max(limits.maxDocsPerRequest, {
     message: `must hold at most ${limits.maxDocsPerRequest} ids`,
   });
@@ -138,7 +142,7 @@ function searchSchema(limits: Limits) {
     indexName: indexNameSchema,
     query: z.string().refine((query) => byteLength(query) <= limits.maxDocTextBytes, {
       message: `must be at most ${limits.maxDocTextBytes} bytes`,
-    }),
+    }).describe(`At most ${limits.maxDocTextBytes} UTF-8 bytes; not blank unless mode is "vector"`),
     mode: z.enum(SEARCH_MODES).optional(),
     limit: z.number().int().min(1).max(100).optional(),
     offset: z.number().int().min(0).optional(),
