@@ -1,6 +1,7 @@
 /** `addDocs`: upserts documents into an index, embedding only new or changed texts. */
 import { indexLockKey, type ServiceContext } from "../context.ts";
 import type { DocInput, RequestOf } from "../api/request_schemas.ts";
+import type { AddDocsResult } from "../api/response_schemas.ts";
 import type { ActionReply } from "../http/action_reply.ts";
 import { type DocChange, readDocHeads, vectorOf } from "../storage/doc_records.ts";
 import { commitIndexChanges, type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
@@ -11,13 +12,6 @@ import { retryOnConflict } from "./conflict_retries.ts";
 import { noteCommittedWrite } from "./committed_write.ts";
 import { toStoredDocs } from "./stored_docs.ts";
 import { indexModelId } from "./index_model.ts";
-
-/** What `addDocs` answers; `skipped` is present only with `options.upsert: false`. */
-export interface AddDocsResult {
-  added: number;
-  updated: number;
-  skipped?: number;
-}
 
 /** Documents to write into an index. */
 export interface DocWrite {

@@ -1,19 +1,13 @@
 /** `getDocs`: stored documents without their vectors, by id, page by page, or all of them streamed. */
 import type { ServiceContext } from "../context.ts";
 import type { RequestOf } from "../api/request_schemas.ts";
+import type { DocView } from "../api/response_schemas.ts";
 import { decodeCursor, encodeCursor, NEXT_CURSOR_HEADER } from "../api/page_cursor.ts";
 import { ActionReply } from "../http/action_reply.ts";
 import { ApiError } from "../http/api_error.ts";
 import { listDocs, readDocs, type StoredDoc } from "../storage/doc_records.ts";
 import { readSettledIndex } from "../storage/index_records.ts";
 import { indexNotFound } from "./index_not_found.ts";
-
-/** A document as `getDocs` returns it; `metadata` is absent when the document has none. */
-export interface DocView {
-  id: string;
-  text: string;
-  metadata?: Record<string, unknown>;
-}
 
 /**
  * Returns the documents of `options.docIds` that exist, in the order asked; or one page of `options.limit` documents

@@ -3,7 +3,8 @@ import type { ServiceContext } from "../context.ts";
 import type { RequestOf } from "../api/request_schemas.ts";
 import type { IndexRecord } from "../storage/index_records.ts";
 import { indexKey } from "../storage/kv_keys.ts";
-import { type IndexView, toIndexView } from "./index_view.ts";
+import type { IndexView } from "../api/response_schemas.ts";
+import { toIndexView } from "./index_view.ts";
 import { indexNotFound } from "./index_not_found.ts";
 
 /** Returns the Index object; 404 if unknown. */

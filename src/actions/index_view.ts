@@ -1,22 +1,6 @@
 /** The Index object of the spec, as `getIndex` and `listIndexes` return it. */
+import type { IndexView } from "../api/response_schemas.ts";
 import type { IndexRecord } from "../storage/index_records.ts";
-
-/** An index's state: `Building` (new) and `Updating` (existing, searchable as it was) while a queued write runs. */
-export type IndexStatus = "Ready" | "Building" | "Updating" | "Failed";
-
-/** An index as the API shows it; `progress` while a queued write runs, `error` after it failed. */
-export interface IndexView {
-  id: string;
-  name: string;
-  version: string;
-  status: IndexStatus;
-  docCount: number;
-  createdAt: string;
-  updatedAt: string;
-  model: { id: string; version: string };
-  progress?: { done: number; total: number };
-  error?: string;
-}
 
 /** Shows a stored index record as the API's Index object. */
 export function toIndexView(record: IndexRecord): IndexView {

@@ -5,7 +5,8 @@ import { decodeCursor, encodeCursor, NEXT_CURSOR_HEADER } from "../api/page_curs
 import { ActionReply } from "../http/action_reply.ts";
 import type { IndexRecord } from "../storage/index_records.ts";
 import { indexesPrefix } from "../storage/kv_keys.ts";
-import { type IndexView, toIndexView } from "./index_view.ts";
+import type { IndexView } from "../api/response_schemas.ts";
+import { toIndexView } from "./index_view.ts";
 
 /**
  * Returns the project's Index objects sorted by name: all of them, or `options.limit` after `options.cursor`, with

@@ -1,30 +1,12 @@
 /** `search`: full-text, vector or hybrid retrieval over one index, filtered by metadata. */
 import type { ServiceContext } from "../context.ts";
-import type { RequestOf } from "../api/request_schemas.ts";
+import { HIT_FIELDS, type RequestOf } from "../api/request_schemas.ts";
+import type { SearchHit, SearchResult } from "../api/response_schemas.ts";
 import { readSettledIndex } from "../storage/index_records.ts";
 import type { SearchIndex } from "../search/search_index.ts";
 import { indexNotFound } from "./index_not_found.ts";
 import { indexModelId } from "./index_model.ts";
 import { embedTexts } from "./embed_texts.ts";
-
-/** What a hit may show besides its id. */
-export const HIT_FIELDS = ["text", "metadata", "score"] as const;
-
-/** One search hit; fields outside the request's `include` are absent, and so is `metadata` when the doc has none. */
-export interface SearchHit {
-  id: string;
-  score?: number;
-  text?: string;
-  metadata?: Record<string, unknown>;
-}
-
-/** What `search` answers. */
-export interface SearchResult {
-  hits: SearchHit[];
-  /** How many documents matched, before `limit` and `offset`. */
-  total: number;
-  tookMs: number;
-}
 
 /** Searches the latest acknowledged state of an index; 404 if unknown. */
 export async function search(ctx: ServiceContext, request: RequestOf<"search">): Promise<SearchResult> {

@@ -2,8 +2,6 @@
 import { z } from "zod";
 import type { Limits } from "../config.ts";
 import { FilterSyntaxError, parseFilter } from "../search/metadata_filter.ts";
-import { SEARCH_MODES } from "../search/search_index.ts";
-import { HIT_FIELDS } from "../actions/search.ts";
 
 /** Every action of `POST /manage`. */
 export const ACTIONS = [
@@ -19,6 +17,15 @@ export const ACTIONS = [
 
 /** One action name. */
 export type Action = typeof ACTIONS[number];
+
+/** How `search` ranks: BM25 and cosine fused, cosine only, or BM25 only. */
+export const SEARCH_MODES = ["hybrid", "vector", "fulltext"] as const;
+
+/** One search mode. */
+export type SearchMode = typeof SEARCH_MODES[number];
+
+/** What a search hit may show besides its id. */
+export const HIT_FIELDS = ["text", "metadata", "score"] as const;
 
 /** Whether a string names an action. */
 export function isAction(value: string): value is Action {
@@ -45,6 +52,7 @@ const indexNameSchema = unicodeString().min(1).max(256).regex(/^[^\u0000-\u001f\
   message: "must not contain control characters",
 });
 
+// A custom check rather than z.record, which would copy the object; `meta` gives it a JSON Schema (see docSchema).
 const metadataSchema = z.custom<Record<string, unknown>>(
   (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   { message: "expected a JSON object" },
@@ -52,9 +60,13 @@ const metadataSchema = z.custom<Record<string, unknown>>(
 
 function docSchema(limits: Limits) {
   return z.object({
-    id: unicodeString().min(1, { message: "must not be empty" }),
-    text: unicodeString(),
-    metadata: metadataSchema.optional(),
+    id: unicodeString().min(1, { message: "must not be empty" })
+      .describe(`Unique within the index; at most ${limits.maxDocIdBytes} UTF-8 bytes`),
+    text: unicodeString().describe(`At most ${limits.maxDocTextBytes} UTF-8 bytes; may be empty`),
+    metadata: metadataSchema.meta({
+      type: "object",
+      description: `Any JSON object, at most ${limits.maxMetadataBytes} bytes as JSON; stored and returned as given`,
+    }).optional(),
   }).superRefine((doc, ctx) => {
     const tooBig = (path: string, what: string, bytes: number, limit: number) =>
       ctx.addIssue({
@@ -95,7 +107,7 @@ function docsSchema(limits: Limits) {
 function docIdsSchema(limits: Limits) {
   const id = z.string().refine((value) => byteLength(value) <= limits.maxDocIdBytes, {
     message: `must be at most ${limits.maxDocIdBytes} bytes, like every document id`,
-  });
+  }).describe(`A document id; at most ${limits.maxDocIdBytes} UTF-8 bytes`);
   return z.array(id).max(limits.maxDocsPerRequest, {
     message: `must hold at most ${limits.maxDocsPerRequest} ids`,
   });
@@ -118,6 +130,9 @@ const filterSchema = z.unknown().transform((value, ctx) => {
     ctx.addIssue({ code: "custom", path: error.path, message: error.message });
     return z.NEVER;
   }
+}).meta({
+  type: "object",
+  description: "A Mongo-style predicate over metadata: $eq, $ne, $gt(e), $lt(e), $in, $nin, $exists, $and, $or",
 });
 
 function searchSchema(limits: Limits) {
@@ -127,7 +142,7 @@ function searchSchema(limits: Limits) {
     indexName: indexNameSchema,
     query: z.string().refine((query) => byteLength(query) <= limits.maxDocTextBytes, {
       message: `must be at most ${limits.maxDocTextBytes} bytes`,
-    }),
+    }).describe(`At most ${limits.maxDocTextBytes} UTF-8 bytes; not blank unless mode is "vector"`),
     mode: z.enum(SEARCH_MODES).optional(),
     limit: z.number().int().min(1).max(100).optional(),
     offset: z.number().int().min(0).optional(),
@@ -178,6 +193,12 @@ export function requestSchema(limits: Limits) {
 
 /** A validated request body. */
 export type ManageRequest = z.output<ReturnType<typeof requestSchema>>;
+
+/** A request body as a client sends it, before validation. */
+export type ManageRequestInput = z.input<ReturnType<typeof requestSchema>>;
+
+/** The request body of one action as a client sends it. */
+export type RequestInputOf<A extends Action> = Extract<ManageRequestInput, { action: A }>;
 
 /** The validated request of one action. */
 export type RequestOf<A extends Action> = Extract<ManageRequest, { action: A }>;

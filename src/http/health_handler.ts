@@ -4,6 +4,7 @@
  */
 import type { ServiceContext } from "../context.ts";
 import { DEFAULT_MODEL_ID } from "../embedding/model_registry.ts";
+import { rejectUnlessGet } from "./get_only.ts";
 
 /** How long a readiness probe waits for each part. */
 const PROBE_TIMEOUT_MS = 2_000;
@@ -11,14 +12,8 @@ const PROBE_TIMEOUT_MS = 2_000;
 /** Answers the health paths; null for any other path, which the caller handles. */
 export function healthResponse(ctx: ServiceContext, request: Request, pathname: string): Promise<Response> | null {
   if (pathname !== "/healthz" && pathname !== "/readyz") return null;
-  if (request.method !== "GET" && request.method !== "HEAD") {
-    return Promise.resolve(
-      Response.json({ error: `Method ${request.method} is not allowed: use GET` }, {
-        status: 405,
-        headers: { allow: "GET, HEAD" },
-      }),
-    );
-  }
+  const rejected = rejectUnlessGet(request);
+  if (rejected !== null) return Promise.resolve(rejected);
   if (pathname === "/healthz") return Promise.resolve(Response.json({ status: "ok" }));
   return readiness(ctx);
 }

@@ -1,10 +1,14 @@
-/** The HTTP handler of `POST /manage`: checks in the documented order, then dispatches. */
+/**
+ * The HTTP handler of the service: the read-only paths (health, API description), then `POST /manage`, checked in
+ * the documented order and dispatched.
+ */
 import type { ServiceContext } from "../context.ts";
 import { ACTIONS, describeIssue, isAction, requestSchema } from "../api/request_schemas.ts";
 import { authenticate } from "../api/authenticate.ts";
 import { dispatch } from "../api/dispatch.ts";
 import { ApiError, errorResponse } from "./api_error.ts";
 import { ActionReply } from "./action_reply.ts";
+import { createDocsResponder } from "./docs_handler.ts";
 import { healthResponse } from "./health_handler.ts";
 import { ProjectLimiter } from "./project_limiter.ts";
 import { readJsonObject } from "./read_json_body.ts";
@@ -27,6 +31,7 @@ export function createManageHandler(
   const schema = requestSchema(ctx.limits);
   const actionList = ACTIONS.map((action) => `"${action}"`).join(", ");
   const limiter = new ProjectLimiter(options.projectMaxConcurrency);
+  const docsResponse = createDocsResponder(ctx.limits);
 
   return async (request) => {
     let action: string | undefined;
@@ -35,6 +40,8 @@ export function createManageHandler(
       const { pathname } = new URL(request.url);
       const health = healthResponse(ctx, request, pathname);
       if (health !== null) return await health;
+      const docs = docsResponse(request, pathname);
+      if (docs !== null) return docs;
       if (pathname !== "/manage") throw new ApiError(404, `Not found: "${pathname}"; the API is POST /manage`);
       if (request.method !== "POST") {
         throw new ApiError(405, `Method ${request.method} is not allowed: use POST`, { headers: { allow: "POST" } });

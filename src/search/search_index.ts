@@ -5,6 +5,7 @@
  * Each document lives in a slot; slots of deleted documents are reused. Vector candidates come from an exact scan
  * while the index is small or filtered, and from an HNSW graph once it is large; either way scores are exact cosines.
  */
+import type { SearchMode } from "../api/request_schemas.ts";
 import type { DocChange } from "../storage/doc_records.ts";
 import { AnnIndex } from "./ann_index.ts";
 import type { MetadataFilter } from "./metadata_filter.ts";
@@ -12,12 +13,6 @@ import { fuseScores } from "./hybrid_fusion.ts";
 import { type Page, rankPage } from "./ranking.ts";
 import { TextIndex } from "./text_index.ts";
 import { type SlotScores, VectorStore } from "./vector_store.ts";
-
-/** The search modes. */
-export const SEARCH_MODES = ["hybrid", "vector", "fulltext"] as const;
-
-/** One search mode. */
-export type SearchMode = typeof SEARCH_MODES[number];
 
 /**
  * Up to this many documents, vector search scans every vector; the HNSW graph is built when an index first grows past

@@ -1,0 +1,293 @@
+/**
+ * A typed client of quire's `POST /manage` for Deno, Node and browsers: it needs only `fetch`. Its types are inferred
+ * from the service's zod schemas through type-only imports, so at run time it imports nothing.
+ *
+ * ```ts
+ * import { QuireClient } from "@quire/server/client";
+ *
+ * const quire = new QuireClient({ baseUrl: "http://localhost:8000", projectId: "default", key: "qk_…" });
+ * await quire.createIndex("faq", [{ id: "1", text: "Reset your password in Settings" }]);
+ * const { hits } = await quire.search("faq", "forgot my password", { limit: 5 });
+ * ```
+ *
+ * @module
+ */
+import type { ManageRequestInput, RequestInputOf } from "./src/api/request_schemas.ts";
+import type { AddDocsResult, DocView, IndexView, ResponseOf, SearchResult } from "./src/api/response_schemas.ts";
+
+/** A document to add: a unique `id`, a `text` and optional `metadata` (a JSON object). */
+export type DocumentInput = RequestInputOf<"addDocs">["docs"][number];
+
+/** An index as `getIndex` and `listIndexes` show it. */
+export type Index = IndexView;
+
+/** A stored document as `getDocs` returns it; `metadata` is absent when the document has none. */
+export type StoredDocument = DocView;
+
+/** The answer of `addDocs`; `skipped` is present only with `upsert: false`. */
+export type { AddDocsResult, SearchResult };
+
+/** Options of `search`: `mode`, `limit`, `offset`, `filter` and `include`, as in the README. */
+export type SearchOptions = Omit<RequestInputOf<"search">, "action" | "projectId" | "indexName" | "query">;
+
+/** Options of `createIndex`; with `wait: false` the server queues the write and answers with the index at once. */
+export interface CreateIndexOptions {
+  modelId?: string;
+  wait?: boolean;
+}
+
+/** Options of `addDocs`; `upsert: false` leaves existing documents untouched. */
+export interface AddDocsOptions {
+  upsert?: boolean;
+  wait?: boolean;
+}
+
+/** A page of `limit` items after `cursor`; paging applies only when `limit` is given. */
+export interface PageOptions {
+  limit?: number;
+  cursor?: string;
+}
+
+/** Options of `getDocs`: the documents of `docIds` that exist, in the order asked, or a page of all of them. */
+export type GetDocsOptions = { docIds: string[] } | (PageOptions & { docIds?: never });
+
+/** One page of a listing; `nextCursor`, absent on the last page, is the `cursor` of the next one. */
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+/** How far `addDocsInBatches` has come: documents sent and acknowledged so far, of `total`. */
+export interface BatchProgress {
+  done: number;
+  total: number;
+}
+
+/** Options of `addDocsInBatches`. */
+export interface AddDocsInBatchesOptions {
+  /** Most documents per request (default 500); at most the server's `MAX_DOCS_PER_REQUEST`. */
+  batchSize?: number;
+  /** Largest request body in bytes (default 8 MiB); below the server's `MAX_BODY_BYTES` (32 MiB by default). */
+  maxBodyBytes?: number;
+  upsert?: boolean;
+  /** Called after every acknowledged batch. */
+  onProgress?: (progress: BatchProgress) => void;
+}
+
+/** Options of {@link QuireClient}. */
+export interface QuireClientOptions {
+  /** Where the service answers, e.g. `http://localhost:8000`; `/manage` is appended. */
+  baseUrl: string | URL;
+  projectId: string;
+  /** The project's key, sent as `x-project-key`. */
+  key: string;
+  /** The `fetch` to use; the global one by default. */
+  fetch?: typeof fetch;
+}
+
+/** The default number of documents per `addDocsInBatches` request. */
+export const DEFAULT_BATCH_SIZE = 500;
+
+/** The default largest body of an `addDocsInBatches` request: a quarter of the server's default limit. */
+export const DEFAULT_BATCH_BYTES = 8 * 1024 * 1024;
+
+const NEXT_CURSOR_HEADER = "x-next-cursor";
+const encoder = new TextEncoder();
+
+/** A request the service refused or failed: its HTTP `status`, its error message and the `action` it named. */
+export class QuireError extends Error {
+  /** The HTTP status, 400 to 599. */
+  readonly status: number;
+  /** The action of the failed request. */
+  readonly action: string | undefined;
+
+  constructor(status: number, message: string, action?: string) {
+    super(message);
+    this.name = "QuireError";
+    this.status = status;
+    this.action = action;
+  }
+}
+
+/**
+ * A client of one project. Every method sends one request, except `addDocsInBatches`. A refusal or failure of the
+ * service rejects with a {@link QuireError}; a failed connection rejects with the error of `fetch`.
+ */
+export class QuireClient {
+  readonly #url: URL;
+  readonly #projectId: string;
+  readonly #key: string;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: QuireClientOptions) {
+    const base = String(options.baseUrl);
+    this.#url = new URL("manage", base.endsWith("/") ? base : `${base}/`);
+    this.#projectId = options.projectId;
+    this.#key = options.key;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  /** Creates an index with its first documents; resolves `true`, or with `wait: false` the `Building` index. */
+  createIndex(name: string, docs?: DocumentInput[], options?: CreateIndexOptions & { wait?: true }): Promise<true>;
+  createIndex(name: string, docs: DocumentInput[], options: CreateIndexOptions & { wait: false }): Promise<Index>;
+  createIndex(name: string, docs?: DocumentInput[], options?: CreateIndexOptions): Promise<true | Index>;
+  async createIndex(name: string, docs: DocumentInput[] = [], options: CreateIndexOptions = {}): Promise<true | Index> {
+    const response = await this.#send({
+      action: "createIndex",
+      projectId: this.#projectId,
+      indexName: name,
+      docs,
+      modelId: options.modelId,
+      options: { wait: options.wait },
+    });
+    return await response.json() as ResponseOf<"createIndex"> | Index;
+  }
+
+  /** Returns one index. */
+  async getIndex(name: string): Promise<Index> {
+    const response = await this.#send({ action: "getIndex", projectId: this.#projectId, indexName: name });
+    return await response.json() as ResponseOf<"getIndex">;
+  }
+
+  /** Lists the project's indexes by name: all of them, or a page of `limit` after `cursor`. */
+  async listIndexes(options: PageOptions = {}): Promise<Page<Index>> {
+    const response = await this.#send({ action: "listIndexes", projectId: this.#projectId, options });
+    return await pageOf<ResponseOf<"listIndexes">[number]>(response);
+  }
+
+  /** Deletes an index and its documents. */
+  async deleteIndex(name: string): Promise<true> {
+    const response = await this.#send({ action: "deleteIndex", projectId: this.#projectId, indexName: name });
+    return await response.json() as ResponseOf<"deleteIndex">;
+  }
+
+  /** Adds or replaces documents; resolves the counts, or with `wait: false` the `Updating` index. */
+  addDocs(name: string, docs: DocumentInput[], options?: AddDocsOptions & { wait?: true }): Promise<AddDocsResult>;
+  addDocs(name: string, docs: DocumentInput[], options: AddDocsOptions & { wait: false }): Promise<Index>;
+  addDocs(name: string, docs: DocumentInput[], options?: AddDocsOptions): Promise<AddDocsResult | Index>;
+  async addDocs(name: string, docs: DocumentInput[], options: AddDocsOptions = {}): Promise<AddDocsResult | Index> {
+    const response = await this.#send({
+      action: "addDocs",
+      projectId: this.#projectId,
+      indexName: name,
+      docs,
+      options: { upsert: options.upsert, wait: options.wait },
+    });
+    return await response.json() as ResponseOf<"addDocs"> | Index;
+  }
+
+  /**
+   * Adds any number of documents, one request after another, each under `batchSize` documents and `maxBodyBytes`;
+   * resolves the summed counts. A document too big for a body of its own is sent alone, for the server to refuse.
+   * A failed batch rejects, and the batches before it stay added.
+   */
+  async addDocsInBatches(
+    name: string,
+    docs: DocumentInput[],
+    options: AddDocsInBatchesOptions = {},
+  ): Promise<AddDocsResult> {
+    const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_BATCH_BYTES;
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`Invalid batchSize ${batchSize}`);
+    const envelope: RequestInputOf<"addDocs"> = {
+      action: "addDocs",
+      projectId: this.#projectId,
+      indexName: name,
+      docs: [],
+      options: { upsert: options.upsert },
+    };
+    const total: AddDocsResult = { added: 0, updated: 0, ...options.upsert === false ? { skipped: 0 } : {} };
+    let done = 0;
+    for (const batch of batchesOf(docs, { batchSize, maxBytes: maxBodyBytes - jsonBytes(envelope) })) {
+      const result = await this.addDocs(name, batch, { upsert: options.upsert });
+      total.added += result.added;
+      total.updated += result.updated;
+      if (total.skipped !== undefined) total.skipped += result.skipped ?? 0;
+      done += batch.length;
+      options.onProgress?.({ done, total: docs.length });
+    }
+    return total;
+  }
+
+  /** Deletes documents by id, ignoring unknown ones; resolves how many were removed. */
+  async deleteDocs(name: string, ids: string[]): Promise<ResponseOf<"deleteDocs">> {
+    const response = await this.#send({
+      action: "deleteDocs",
+      projectId: this.#projectId,
+      indexName: name,
+      docIds: ids,
+    });
+    return await response.json() as ResponseOf<"deleteDocs">;
+  }
+
+  /** Reads documents: those of `docIds` that exist, or all in id order, or a page of `limit` after `cursor`. */
+  async getDocs(name: string, options: GetDocsOptions = {}): Promise<Page<StoredDocument>> {
+    const response = await this.#send({ action: "getDocs", projectId: this.#projectId, indexName: name, options });
+    return await pageOf<ResponseOf<"getDocs">[number]>(response);
+  }
+
+  /** Searches an index: hybrid by default, or `vector` or `fulltext`, with an optional metadata filter. */
+  async search(name: string, query: string, options: SearchOptions = {}): Promise<SearchResult> {
+    const response = await this.#send({
+      ...options,
+      action: "search",
+      projectId: this.#projectId,
+      indexName: name,
+      query,
+    });
+    return await response.json() as ResponseOf<"search">;
+  }
+
+  async #send(request: ManageRequestInput): Promise<Response> {
+    const response = await this.#fetch(this.#url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-version": "v1", "x-project-key": this.#key },
+      body: JSON.stringify(request),
+    });
+    if (response.ok) return response;
+    throw await errorOf(response, request.action);
+  }
+}
+
+async function pageOf<T>(response: Response): Promise<Page<T>> {
+  const items = await response.json() as T[];
+  const nextCursor = response.headers.get(NEXT_CURSOR_HEADER);
+  return nextCursor === null ? { items } : { items, nextCursor };
+}
+
+async function errorOf(response: Response, action: string): Promise<QuireError> {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text);
+    if (typeof body?.error === "string") {
+      return new QuireError(response.status, body.error, typeof body.action === "string" ? body.action : action);
+    }
+  } catch {
+    // Not the service's JSON (a proxy's error page, say): the status says what happened.
+  }
+  return new QuireError(response.status, `HTTP ${response.status} ${response.statusText}`.trim(), action);
+}
+
+function jsonBytes(value: unknown): number {
+  return encoder.encode(JSON.stringify(value)).byteLength;
+}
+
+/** Splits documents into runs of at most `batchSize` whose JSON takes at most `maxBytes`. */
+function* batchesOf(
+  docs: DocumentInput[],
+  limits: { batchSize: number; maxBytes: number },
+): Generator<DocumentInput[]> {
+  let batch: DocumentInput[] = [];
+  let bytes = 0;
+  for (const doc of docs) {
+    const docBytes = jsonBytes(doc) + 1; // and its comma
+    if (batch.length > 0 && (batch.length === limits.batchSize || bytes + docBytes > limits.maxBytes)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(doc);
+    bytes += docBytes;
+  }
+  if (batch.length > 0) yield batch;
+}

@@ -1,0 +1,227 @@
+/**
+ * The OpenAPI 3.1 description of the service, generated from the zod schemas that validate requests (built for the
+ * configured limits) and the zod schemas of the answers.
+ */
+import { z } from "zod";
+import type { Limits } from "../config.ts";
+import { type Action, ACTIONS, requestSchema } from "./request_schemas.ts";
+import {
+  acknowledgedSchema,
+  addDocsResultSchema,
+  deleteDocsResultSchema,
+  docListSchema,
+  docViewSchema,
+  errorSchema,
+  healthSchema,
+  indexListSchema,
+  indexSchema,
+  readinessSchema,
+  RESPONSE_SCHEMAS,
+  searchHitSchema,
+  searchResultSchema,
+  serviceInfoSchema,
+} from "./response_schemas.ts";
+import { NEXT_CURSOR_HEADER } from "./page_cursor.ts";
+
+/** A JSON object of the document. */
+type Json = Record<string, unknown>;
+
+/** The error statuses of `POST /manage`, each with the conditions that answer it. */
+const MANAGE_ERROR_STATUSES: Record<string, string> = {
+  "400": "Bad JSON, a missing or unsupported x-service-version, a missing projectId, an unknown action, an invalid " +
+    "field (the message names field and element), or an unknown modelId",
+  "403": "The x-project-key is not the key of that project",
+  "404": "The project does not exist, or the index is unknown",
+  "408": "The body took longer than BODY_TIMEOUT_MS to arrive",
+  "409": "The index name is taken, a queued write is still running, the index's model version is no longer " +
+    "served, or concurrent writers kept winning the race (retry)",
+  "413": "The body is larger than MAX_BODY_BYTES",
+  "415": 'Content-Type is not "application/json"',
+  "429": "The project has PROJECT_MAX_CONCURRENCY requests in flight; retry after Retry-After seconds",
+  "500": "Embedding or storage failed; the message says only what failed",
+};
+
+/** Named response schemas, as they appear under `components.schemas`. */
+const RESPONSE_COMPONENTS = new Map<z.ZodType, string>([
+  [acknowledgedSchema, "Acknowledged"],
+  [indexSchema, "Index"],
+  [indexListSchema, "IndexList"],
+  [docViewSchema, "Document"],
+  [docListSchema, "DocumentList"],
+  [addDocsResultSchema, "AddDocsResult"],
+  [deleteDocsResultSchema, "DeleteDocsResult"],
+  [searchHitSchema, "SearchHit"],
+  [searchResultSchema, "SearchResult"],
+  [errorSchema, "Error"],
+  [healthSchema, "Health"],
+  [readinessSchema, "Readiness"],
+  [serviceInfoSchema, "ServiceInfo"],
+]);
+
+/** Where a component schema is referenced from. */
+function schemaRef(name: string): { $ref: string } {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/** `createIndex` → `CreateIndex`, the stem of an action's request and response components. */
+function componentStem(action: Action): string {
+  return action[0]!.toUpperCase() + action.slice(1);
+}
+
+function responseComponent(schema: z.ZodType): string {
+  const name = RESPONSE_COMPONENTS.get(schema);
+  if (name === undefined) throw new Error("A response schema has no component name");
+  return name;
+}
+
+/**
+ * The component schemas: `ManageRequest` (a union discriminated on `action`), one `<Action>Request` and
+ * `<Action>Response` per action, `ManageResponse`, and the named answer and error schemas.
+ */
+function componentSchemas(limits: Limits): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  const manageRequest = requestSchema(limits);
+  registry.add(manageRequest, { id: "ManageRequest" });
+  for (const option of manageRequest.options) {
+    registry.add(option, { id: `${componentStem(option.shape.action.value)}Request` });
+  }
+  for (const [schema, id] of RESPONSE_COMPONENTS) registry.add(schema, { id });
+  // "input": the JSON on the wire, before any transform; a response is the input of the client's parse.
+  const { schemas } = z.toJSONSchema(registry, {
+    io: "input",
+    unrepresentable: "any",
+    uri: (id) => schemaRef(id).$ref,
+  });
+  const components: Record<string, Json> = {};
+  for (const [id, schema] of Object.entries(schemas)) {
+    // A component is addressed by its place in the document, not by an $id of its own.
+    const { $schema: _dialect, $id: _id, ...rest } = schema as Json;
+    components[id] = rest;
+  }
+  components.ManageRequest = {
+    ...components.ManageRequest,
+    discriminator: {
+      propertyName: "action",
+      mapping: Object.fromEntries(ACTIONS.map((action) => [action, schemaRef(`${componentStem(action)}Request`).$ref])),
+    },
+  };
+  for (const action of ACTIONS) {
+    components[`${componentStem(action)}Response`] = {
+      ...schemaRef(responseComponent(RESPONSE_SCHEMAS[action])),
+      description: `The 200 body of ${action}`,
+    };
+  }
+  components.ManageResponse = {
+    description: "The 200 body: the <Action>Response of the request's action",
+    anyOf: ACTIONS.map((action) => schemaRef(`${componentStem(action)}Response`)),
+  };
+  return components;
+}
+
+function jsonContent(schema: Json): Json {
+  return { "application/json": { schema } };
+}
+
+function errorResponses(): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(MANAGE_ERROR_STATUSES).map(([status, description]) => {
+      const response: Json = { description, content: jsonContent(schemaRef("Error")) };
+      if (status === "429") {
+        response.headers = {
+          "retry-after": { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 1 } },
+        };
+      }
+      return [status, response];
+    }),
+  );
+}
+
+const MANAGE_DESCRIPTION = `Runs the action named by the body's \`action\` on the project named by its \`projectId\`.
+The body is one of the \`<Action>Request\` schemas, and a 200 answers with the matching \`<Action>Response\`.
+The checks run in a fixed order (path, method, Content-Type, body size and JSON, x-service-version, projectId,
+project, key, action and fields, then the action itself), and the first that fails answers.
+listIndexes and getDocs page with \`options.limit\` and \`options.cursor\`: while more items follow, the
+\`${NEXT_CURSOR_HEADER}\` header holds the cursor of the next page.`;
+
+function getOperation(summary: string, schema: string, extra: Record<string, Json> = {}): Json {
+  return {
+    get: {
+      summary,
+      security: [],
+      responses: { "200": { description: summary, content: jsonContent(schemaRef(schema)) }, ...extra },
+    },
+  };
+}
+
+/** Builds the OpenAPI 3.1 document of the service for the configured limits. */
+export function openApiDocument(limits: Limits, version: string): Json {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "quire",
+      version,
+      description: "Searchable document indexes for many projects behind one authenticated endpoint, POST /manage.",
+    },
+    paths: {
+      "/manage": {
+        post: {
+          operationId: "manage",
+          summary: "Run one action: createIndex, getIndex, listIndexes, deleteIndex, addDocs, deleteDocs, getDocs, " +
+            "search",
+          description: MANAGE_DESCRIPTION,
+          security: [{ projectKey: [] }],
+          parameters: [{
+            name: "x-service-version",
+            in: "header",
+            required: true,
+            description: "The API version",
+            schema: { type: "string", enum: ["v1"] },
+          }],
+          requestBody: { required: true, content: jsonContent(schemaRef("ManageRequest")) },
+          responses: {
+            "200": {
+              description: "The action succeeded",
+              headers: {
+                [NEXT_CURSOR_HEADER]: {
+                  description: "listIndexes and getDocs with options.limit: the options.cursor of the next page; " +
+                    "absent on the last page",
+                  schema: { type: "string" },
+                },
+              },
+              content: jsonContent(schemaRef("ManageResponse")),
+            },
+            "202": {
+              description: "createIndex or addDocs with options.wait false: the write is queued; the index as " +
+                "getIndex now shows it",
+              content: jsonContent(schemaRef("Index")),
+            },
+            ...errorResponses(),
+          },
+        },
+      },
+      "/": getOperation("Where to find the API and this document", "ServiceInfo"),
+      "/openapi.json": {
+        get: {
+          summary: "This document",
+          security: [],
+          responses: { "200": { description: "The OpenAPI 3.1 document", content: jsonContent({ type: "object" }) } },
+        },
+      },
+      "/healthz": getOperation("Liveness: the process answers", "Health"),
+      "/readyz": getOperation("Readiness: the store answers and the default model loads", "Readiness", {
+        "503": { description: "A part did not answer within 2 s", content: jsonContent(schemaRef("Readiness")) },
+      }),
+    },
+    components: {
+      schemas: componentSchemas(limits),
+      securitySchemes: {
+        projectKey: {
+          type: "apiKey",
+          in: "header",
+          name: "x-project-key",
+          description: "The key of the project named by the body's projectId",
+        },
+      },
+    },
+  };
+}
