@@ -50,7 +50,8 @@ export async function startService(
   const snapshots: SnapshotScheduler = new SnapshotScheduler(kv, background, () => searchIndexes);
   const searchIndexes = new SearchIndexCache(kv, {
     capacity: config.SEARCH_CACHE_INDEXES,
-    graphs: await loadAnnGraphs(),
+    // USearch is native code: the wasm backend, which runs without FFI, scans vectors exactly instead.
+    graphs: config.EMBEDDING_BACKEND === "native" ? await loadAnnGraphs() : undefined,
     onLoad: (record, loaded) => {
       snapshots.noteLoad({ projectId: record.projectId, indexName: record.name, indexId: record.id }, loaded);
       if (loaded.index.pendingGraphInserts > 0) {
