@@ -25,6 +25,7 @@ async function serve(config: Config): Promise<void> {
   const embedder = new Embedder(registry, {
     cacheDir: config.MODEL_CACHE_DIR,
     allowRemote: config.ALLOW_REMOTE_MODELS,
+    backend: config.EMBEDDING_BACKEND,
   });
   const service = await startService(kv, embedder, config, {
     onDefaultProject: (key) =>

@@ -1,5 +1,7 @@
 /** Reads the service's configuration from environment variables. */
 import { z } from "zod";
+import type { Limits } from "./api/request_schemas.ts";
+import { EMBEDDING_BACKENDS, type EmbeddingBackend } from "./embedding/transformers_runtime.ts";
 
 const MIB = 1024 * 1024;
 
@@ -11,10 +13,11 @@ const booleanFlag = (fallback: boolean) =>
 const configSchema = z.object({
   HOSTNAME: z.string().min(1).default("0.0.0.0"),
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
-  DENO_KV_PATH: z.string().min(1).default("./data/quire.kv"),
+  DENO_KV_PATH: z.string().min(1).optional(),
   MODELS_FILE: z.string().min(1).optional(),
   MODEL_CACHE_DIR: z.string().min(1).default("./data/models"),
   ALLOW_REMOTE_MODELS: booleanFlag(true),
+  EMBEDDING_BACKEND: z.enum(EMBEDDING_BACKENDS).optional(),
   MAX_BODY_BYTES: positiveInt(32 * MIB),
   MAX_DOCS_PER_REQUEST: positiveInt(10_000),
   MAX_DOC_ID_BYTES: positiveInt(512),
@@ -27,25 +30,26 @@ const configSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
 });
 
-/** The parsed configuration; names match the environment variables. */
-export type Config = z.output<typeof configSchema>;
+/**
+ * The parsed configuration; names match the environment variables. `DENO_KV_PATH` is undefined only on Deno Deploy,
+ * where `Deno.openKv()` without a path opens the app's database.
+ */
+export type Config = Omit<z.output<typeof configSchema>, "EMBEDDING_BACKEND"> & { EMBEDDING_BACKEND: EmbeddingBackend };
 
-/** Limits that request validation enforces. */
-export interface Limits {
-  maxDocsPerRequest: number;
-  maxDocIdBytes: number;
-  maxDocTextBytes: number;
-  maxMetadataBytes: number;
-}
+/** The store a local run uses when `DENO_KV_PATH` is unset. */
+const LOCAL_KV_PATH = "./data/quire.kv";
 
 /** Every variable with its description, for `--help` and the README. */
 export const CONFIG_HELP: Record<keyof Config, string> = {
   HOSTNAME: "Interface to listen on (default 0.0.0.0)",
   PORT: "Port to listen on (default 8000)",
-  DENO_KV_PATH: "Deno KV file path or KV Connect URL (default ./data/quire.kv)",
+  DENO_KV_PATH: "Deno KV file path or KV Connect URL (default ./data/quire.kv; on Deno Deploy, the app's database)",
   MODELS_FILE: "JSON model registry replacing the built-in one (optional)",
-  MODEL_CACHE_DIR: "Where hub models are downloaded (default ./data/models)",
+  MODEL_CACHE_DIR: "Where hub models are downloaded; with wasm, only read (default ./data/models)",
   ALLOW_REMOTE_MODELS: "Download models from the hub when not on disk (default true)",
+  EMBEDDING_BACKEND:
+    "native (onnxruntime-node, HNSW via USearch) or wasm (onnxruntime-web, exact vector scan, no FFI, no disk writes " +
+    "but the store) (default native; wasm on Deno Deploy)",
   MAX_BODY_BYTES: "Largest request body in bytes (default 33554432)",
   MAX_DOCS_PER_REQUEST: "Most documents in one createIndex or addDocs (default 10000)",
   MAX_DOC_ID_BYTES: "Longest document id in UTF-8 bytes (default 512)",
@@ -59,7 +63,10 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   SHUTDOWN_TIMEOUT_MS: "On SIGTERM/SIGINT, longest wait for in-flight requests and background work (default 10000)",
 };
 
-/** Parses `env`; throws an Error with one line per bad variable. */
+/**
+ * Parses `env`; throws an Error with one line per bad variable. On Deno Deploy (`DENO_DEPLOY=true`, where no
+ * `DENO_`-prefixed variable can be set) the store is the app's database and models run on WebAssembly.
+ */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const picked = Object.fromEntries(
     Object.keys(CONFIG_HELP).map((name) => [name, env[name] === "" ? undefined : env[name]]),
@@ -69,7 +76,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     const lines = result.error.issues.map((issue) => `Invalid ${issue.path.join(".")}: ${issue.message}`);
     throw new Error(lines.join("\n"));
   }
-  return result.data;
+  const onDeploy = env.DENO_DEPLOY === "true";
+  return {
+    ...result.data,
+    DENO_KV_PATH: result.data.DENO_KV_PATH ?? (onDeploy ? undefined : LOCAL_KV_PATH),
+    EMBEDDING_BACKEND: result.data.EMBEDDING_BACKEND ?? (onDeploy ? "wasm" : "native"),
+  };
 }
 
 /** The request limits of a configuration. */

@@ -1,5 +1,5 @@
 /** What every action needs: storage, the embedder, limits, the per-index write lock and the search indexes. */
-import type { Limits } from "./config.ts";
+import type { Limits } from "./api/request_schemas.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import type { BackgroundTasks } from "./concurrency/background_tasks.ts";
 import type { KeyedMutex } from "./concurrency/keyed_mutex.ts";

@@ -4,6 +4,7 @@ import type { ServiceContext } from "./context.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import { BackgroundTasks } from "./concurrency/background_tasks.ts";
 import { KeyedMutex } from "./concurrency/keyed_mutex.ts";
+import { loadAnnGraphs } from "./search/ann_graphs.ts";
 import { SearchIndexCache } from "./search/search_index_cache.ts";
 import { SnapshotScheduler } from "./search/snapshot_scheduler.ts";
 import { RecordCache } from "./storage/record_cache.ts";
@@ -49,6 +50,8 @@ export async function startService(
   const snapshots: SnapshotScheduler = new SnapshotScheduler(kv, background, () => searchIndexes);
   const searchIndexes = new SearchIndexCache(kv, {
     capacity: config.SEARCH_CACHE_INDEXES,
+    // USearch is native code: the wasm backend, which runs without FFI, scans vectors exactly instead.
+    graphs: config.EMBEDDING_BACKEND === "native" ? await loadAnnGraphs() : undefined,
     onLoad: (record, loaded) => {
       snapshots.noteLoad({ projectId: record.projectId, indexName: record.name, indexId: record.id }, loaded);
       if (loaded.index.pendingGraphInserts > 0) {

@@ -40,10 +40,20 @@ export async function serverEnvironment(modelsFile?: string): Promise<Record<str
   };
 }
 
+/** Options of {@link startServerProcess}. */
+export interface ServerProcessOptions {
+  /** The `deno` arguments; `run` with {@link PERMISSIONS} and `main.ts` by default. */
+  args?: string[];
+}
+
 /** Starts `main.ts` with `env` and waits until it listens. */
-export async function startServerProcess(env: Record<string, string>, key = ""): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  key = "",
+  options: ServerProcessOptions = {},
+): Promise<ServerProcess> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, MAIN],
+    args: options.args ?? ["run", ...PERMISSIONS, MAIN],
     env,
     stdout: "piped",
     stderr: "inherit",

@@ -15,6 +15,15 @@ Deno.test("defaults apply when nothing is set", () => {
   assert.equal(config.MAX_DOC_TEXT_BYTES, 256 * 1024);
   assert.equal(config.MAX_METADATA_BYTES, 16 * 1024);
   assert.equal(config.MODELS_FILE, undefined);
+  assert.equal(config.EMBEDDING_BACKEND, "native");
+});
+
+Deno.test("on Deno Deploy the store is the app's database and models run on WebAssembly", () => {
+  const config = parseConfig({ DENO_DEPLOY: "true" });
+  assert.equal(config.DENO_KV_PATH, undefined);
+  assert.equal(config.EMBEDDING_BACKEND, "wasm");
+  assert.equal(parseConfig({ DENO_DEPLOY: "true", EMBEDDING_BACKEND: "native" }).EMBEDDING_BACKEND, "native");
+  assert.throws(() => parseConfig({ EMBEDDING_BACKEND: "gpu" }), /Invalid EMBEDDING_BACKEND: .*"native"\|"wasm"/);
 });
 
 Deno.test("values are parsed and bad ones are reported one line each", () => {

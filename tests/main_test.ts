@@ -30,6 +30,14 @@ Deno.test("on SIGTERM or SIGINT, in-flight writes finish and land, new requests 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     const server = await startServerProcess(env, key);
     key = server.key;
+    // A first write loads the model, so that the one signalled is surely being served, not still being accepted.
+    const warm = await server.call({
+      action: "createIndex",
+      indexName: `warm-${signal}`,
+      docs: [{ id: "w", text: "warm" }],
+    });
+    assert.equal(warm.status, 200);
+    await warm.body?.cancel();
     const docs = Array.from({ length: 1500 }, (_, i) => ({ id: `${signal}-${i}`, text: `graceful text number ${i}` }));
     let answeredAt = Infinity;
     const write = server.call({ action: "createIndex", indexName: signal, docs }).then((response) => {

@@ -1,5 +1,6 @@
 /** Unit tests of the search parts: BM25 scores, vector scans, ranking, fusion, filters and tokenizing. */
 import assert from "node:assert/strict";
+import { loadAnnGraphs } from "../src/search/ann_graphs.ts";
 import { TextIndex } from "../src/search/text_index.ts";
 import { VectorStore } from "../src/search/vector_store.ts";
 import { EXACT_SEARCH_MAX_DOCS, SearchIndex, type SearchQuery } from "../src/search/search_index.ts";
@@ -114,17 +115,22 @@ Deno.test("the vector store scores exact cosines of its own copies", () => {
   assert.throws(() => store.scores(new Float32Array(4), [0]), RangeError);
 });
 
-Deno.test("a snapshot restores the same search results, with holes, metadata and the HNSW graph", () => {
-  const next = random(11);
-  const index = new SearchIndex({ revision: 7 });
-  const batch: DocChange[] = [];
-  for (let i = 0; i < EXACT_SEARCH_MAX_DOCS + 500; i++) {
+/** A shuffled-looking index just past the exact-scan size, with 16-dimensional vectors. */
+function largeDocs(seed: number): DocChange[] {
+  const next = random(seed);
+  return Array.from({ length: EXACT_SEARCH_MAX_DOCS + 500 }, (_, i) => {
     const vector = Float32Array.from({ length: 16 }, () => next() - 0.5);
-    batch.push(change(`id${i}`, { text: textOf(i), hash: "", vector, ...(i % 2 ? { metadata: { i } } : {}) }));
-  }
+    return change(`id${i}`, { text: textOf(i), hash: "", vector, ...(i % 2 ? { metadata: { i } } : {}) });
+  });
+}
+
+Deno.test("a snapshot restores the same search results, with holes, metadata and the HNSW graph", async () => {
+  const graphs = await loadAnnGraphs();
+  const index = new SearchIndex({ revision: 7, graphs });
+  const batch = largeDocs(11);
   index.apply(batch);
   index.apply([change("id3", null), change("id8", null)]);
-  const restored = decodeSearchSnapshot(encodeSearchSnapshot(index));
+  const restored = decodeSearchSnapshot(encodeSearchSnapshot(index), { graphs });
   assert.equal(restored.revision, 7);
   assert.equal(restored.size, index.size);
   assert.deepEqual(restored.content("id5"), { text: textOf(5), metadata: { i: 5 } });
@@ -136,7 +142,7 @@ Deno.test("a snapshot restores the same search results, with holes, metadata and
       assert.deepEqual(restored.search(query), index.search(query), `${mode} ${filter !== undefined}`);
     }
   }
-  const again = decodeSearchSnapshot(encodeSearchSnapshot(restored));
+  const again = decodeSearchSnapshot(encodeSearchSnapshot(restored), { graphs });
   assert.equal(again.size, index.size, "a restored index with empty slots encodes whole again");
   assert.deepEqual(
     again.search({ mode: "fulltext", text: "w1", offset: 0, limit: 5 }),
@@ -151,14 +157,44 @@ Deno.test("a snapshot restores the same search results, with holes, metadata and
   assert.equal(restored.search({ mode: "vector", text: "", vector, offset: 0, limit: 1 }).hits[0]!.id, "id42");
 });
 
-Deno.test("above the exact-scan size, graph candidates keep recall@10 at 0.95 or more", () => {
+Deno.test("a snapshot with a graph loads without USearch and then scans every vector exactly", async () => {
+  const graphs = await loadAnnGraphs();
+  const index = new SearchIndex({ revision: 1, graphs });
+  const docs = largeDocs(12);
+  index.apply(docs);
+  const restored = decodeSearchSnapshot(encodeSearchSnapshot(index));
+  assert.equal(restored.size, index.size);
+  assert.equal(restored.pendingGraphInserts, 0);
+  for (const mode of ["vector", "hybrid"] as const) {
+    const query: SearchQuery = { mode, text: "w1 w5", vector: docs[7]!.doc!.vector, offset: 0, limit: 10 };
+    // A filter that passes everything makes the index with the graph scan exactly too.
+    assert.deepEqual(restored.search(query), index.search({ ...query, filter: () => true }), mode);
+  }
+  restored.apply([change("id7", null)]);
+  assert.equal(decodeSearchSnapshot(encodeSearchSnapshot(restored), { graphs }).size, index.size - 1);
+});
+
+Deno.test("a large snapshot written without a graph gets one from its vectors when loaded with USearch", async () => {
+  const exact = new SearchIndex({ revision: 1 });
+  const docs = largeDocs(13);
+  exact.apply(docs);
+  const restored = decodeSearchSnapshot(encodeSearchSnapshot(exact), { graphs: await loadAnnGraphs() });
+  assert.equal(restored.pendingGraphInserts, docs.length, "every vector waits for the graph");
+  const query: SearchQuery = { mode: "vector", text: "", vector: docs[99]!.doc!.vector, offset: 0, limit: 10 };
+  assert.deepEqual(restored.search(query), exact.search(query), "until the graph is built, the search is exact");
+  restored.flushGraph();
+  assert.equal(restored.pendingGraphInserts, 0);
+  assert.equal(restored.search(query).hits[0]!.id, "id99");
+});
+
+Deno.test("above the exact-scan size, graph candidates keep recall@10 at 0.95 or more", async () => {
   const next = random(5);
   const centers = Array.from({ length: 50 }, () => Float32Array.from({ length: 32 }, () => next() - 0.5));
   const docs = Array.from({ length: EXACT_SEARCH_MAX_DOCS * 2 }, (_, i) => {
     const vector = Float32Array.from(centers[i % 50]!, (value) => value + (next() - 0.5) * 0.6);
     return change(`v${i}`, { text: "", hash: "", vector });
   });
-  const index = new SearchIndex({ revision: 1 });
+  const index = new SearchIndex({ revision: 1, graphs: await loadAnnGraphs() });
   index.apply(docs);
   let found = 0;
   for (let q = 0; q < 50; q++) {

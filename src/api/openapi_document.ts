@@ -3,7 +3,7 @@
  * configured limits) and the zod schemas of the answers.
  */
 import { z } from "zod";
-import type { Limits } from "../config.ts";
+import type { Limits } from "./request_schemas.ts";
 import { type Action, ACTIONS, requestSchema } from "./request_schemas.ts";
 import {
   acknowledgedSchema,

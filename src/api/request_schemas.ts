@@ -1,7 +1,14 @@
 /** The zod schemas of every action's request body, built for the configured limits. */
 import { z } from "zod";
-import type { Limits } from "../config.ts";
 import { FilterSyntaxError, parseFilter } from "../search/metadata_filter.ts";
+
+/** Limits that request validation enforces. */
+export interface Limits {
+  maxDocsPerRequest: number;
+  maxDocIdBytes: number;
+  maxDocTextBytes: number;
+  maxMetadataBytes: number;
+}
 
 /** Every action of `POST /manage`. */
 export const ACTIONS = [

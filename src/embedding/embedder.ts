@@ -1,11 +1,18 @@
 /**
- * Turns texts into mean-pooled, L2-normalised vectors with transformers.js (onnxruntime). Each model is loaded once,
- * on first use, and runs one batch at a time. Concurrent requests share batches: the texts of small requests (search
- * queries) go first, then those of large ones, whose texts are sorted by length to cut padding.
+ * Turns texts into mean-pooled, L2-normalised vectors with transformers.js, on onnxruntime-node or onnxruntime-web.
+ * Each model is loaded once, on first use, and runs one batch at a time. Concurrent requests share batches: the texts
+ * of small requests (search queries) go first, then those of large ones, whose texts are sorted by length to cut
+ * padding.
  */
-import { env, type FeatureExtractionPipeline, pipeline } from "@huggingface/transformers";
+import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { resolve } from "node:path";
 import type { ModelRegistry, ModelSpec } from "./model_registry.ts";
+import {
+  type EmbeddingBackend,
+  loadTransformersRuntime,
+  type RuntimeOptions,
+  type TransformersRuntime,
+} from "./transformers_runtime.ts";
 
 /**
  * Texts per model run. Larger batches gain nothing once a 160-token text keeps both cores busy, and past 8 texts of
@@ -16,12 +23,10 @@ const BATCH_SIZE = 8;
 /** Requests of at most this many texts jump ahead of larger ones. */
 const INTERACTIVE_TEXTS = 4;
 
-/** How the embedder finds models. */
-export interface EmbedderOptions {
-  /** Where hub models are downloaded. */
-  cacheDir: string;
-  /** Whether models missing on disk may be downloaded from the hub. */
-  allowRemote: boolean;
+/** How the embedder finds and runs models. */
+export interface EmbedderOptions extends RuntimeOptions {
+  /** `native` (onnxruntime-node, the default) or `wasm` (onnxruntime-web, no FFI). */
+  backend?: EmbeddingBackend;
 }
 
 /** An error of loading or running a model. */
@@ -55,14 +60,15 @@ interface ModelQueue {
 /** Embeds texts with the models of a registry. */
 export class Embedder {
   readonly #registry: ModelRegistry;
+  readonly #options: EmbedderOptions;
+  /** transformers.js, imported at the first model load: the native build cannot even be imported without FFI. */
+  #runtime: Promise<TransformersRuntime> | undefined;
   readonly #pipelines = new Map<string, Promise<FeatureExtractionPipeline>>();
   readonly #queues = new Map<string, ModelQueue>();
 
   constructor(registry: ModelRegistry, options: EmbedderOptions) {
     this.#registry = registry;
-    env.cacheDir = options.cacheDir;
-    env.allowRemoteModels = options.allowRemote;
-    env.allowLocalModels = true;
+    this.#options = options;
   }
 
   /** The ids of the models this embedder serves, sorted. */
@@ -157,9 +163,11 @@ export class Embedder {
   async #open(modelId: string): Promise<FeatureExtractionPipeline> {
     const spec = this.spec(modelId);
     if (spec === undefined) throw new EmbeddingError(`Unknown model "${modelId}"`);
-    const source = await isDirectory(spec.source) ? resolve(spec.source) : spec.source;
+    const local = await isDirectory(spec.source);
     try {
-      return await pipeline("feature-extraction", source, { dtype: spec.dtype ?? "fp32" });
+      this.#runtime ??= loadTransformersRuntime(this.#options.backend ?? "native", this.#options);
+      const runtime = await this.#runtime;
+      return await runtime.open(local ? resolve(spec.source) : spec.source, { local, dtype: spec.dtype ?? "fp32" });
     } catch (error) {
       throw new EmbeddingError(`Cannot load model "${modelId}" from "${spec.source}"`, { cause: error });
     }

@@ -3,7 +3,7 @@
  * and that document). Neither needs a key.
  */
 import denoConfig from "../../deno.json" with { type: "json" };
-import type { Limits } from "../config.ts";
+import type { Limits } from "../api/request_schemas.ts";
 import { openApiDocument } from "../api/openapi_document.ts";
 import type { ServiceInfo } from "../api/response_schemas.ts";
 import { rejectUnlessGet } from "./get_only.ts";

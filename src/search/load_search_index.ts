@@ -7,6 +7,7 @@ import type { IndexRecord } from "../storage/index_records.ts";
 import { indexKey } from "../storage/kv_keys.ts";
 import { readLogTail } from "../storage/change_log.ts";
 import { readSnapshot } from "../storage/snapshot_store.ts";
+import type { AnnGraphs } from "./ann_graphs.ts";
 import { SearchIndex } from "./search_index.ts";
 import { decodeSearchSnapshot } from "./search_snapshot_codec.ts";
 
@@ -22,10 +23,19 @@ export interface LoadedIndex {
   snapshotBytes: number;
 }
 
+/** Where a load gets HNSW graphs from; without `graphs` the loaded index scans vectors exactly. */
+export interface LoadOptions {
+  graphs?: AnnGraphs;
+}
+
 /** Loads the search state of `record`'s index at its revision or later. */
-export async function loadSearchIndex(kv: Deno.Kv, record: IndexRecord): Promise<LoadedIndex> {
+export async function loadSearchIndex(
+  kv: Deno.Kv,
+  record: IndexRecord,
+  options: LoadOptions = {},
+): Promise<LoadedIndex> {
   const snapshot = await readSnapshot(kv, record.id);
-  const decoded = snapshot === null ? null : decodeOrNull(snapshot.bytes);
+  const decoded = snapshot === null ? null : decodeOrNull(snapshot.bytes, options);
   if (snapshot !== null && decoded !== null) {
     const index = decoded;
     const snapshotBytes = snapshot.bytes.byteLength;
@@ -38,14 +48,14 @@ export async function loadSearchIndex(kv: Deno.Kv, record: IndexRecord): Promise
       return { index, logBytes: tail.bytes, snapshotBytes };
     }
   }
-  return { index: await readAllDocs(kv, record), logBytes: Infinity, snapshotBytes: 0 };
+  return { index: await readAllDocs(kv, record, options), logBytes: Infinity, snapshotBytes: 0 };
 }
 
 /** Reads every document record, again while a write lands during the read. */
-async function readAllDocs(kv: Deno.Kv, record: IndexRecord): Promise<SearchIndex> {
+async function readAllDocs(kv: Deno.Kv, record: IndexRecord, options: LoadOptions): Promise<SearchIndex> {
   let revision = record.revision;
   for (let attempt = 1;; attempt++) {
-    const index = new SearchIndex({ revision: record.revision });
+    const index = new SearchIndex({ revision: record.revision, ...options });
     const batch = [];
     for await (const [id, doc] of listDocs(kv, record.id)) {
       batch.push({ id, doc, previousParts: 0 });
@@ -60,9 +70,9 @@ async function readAllDocs(kv: Deno.Kv, record: IndexRecord): Promise<SearchInde
 }
 
 /** The decoded snapshot, or null for one this version cannot read (an older format): then the records are read. */
-function decodeOrNull(bytes: Uint8Array): SearchIndex | null {
+function decodeOrNull(bytes: Uint8Array, options: LoadOptions): SearchIndex | null {
   try {
-    return decodeSearchSnapshot(bytes);
+    return decodeSearchSnapshot(bytes, options);
   } catch (error) {
     console.warn("Ignoring an unreadable snapshot; reading the document records instead:", (error as Error).message);
     return null;

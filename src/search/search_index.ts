@@ -3,11 +3,13 @@
  * (`hybrid`), with a metadata filter applied before ranking so that it never costs a page its places.
  *
  * Each document lives in a slot; slots of deleted documents are reused. Vector candidates come from an exact scan
- * while the index is small or filtered, and from an HNSW graph once it is large; either way scores are exact cosines.
+ * while the index is small or filtered, and from an HNSW graph once it is large (when the index has a source of
+ * graphs); either way scores are exact cosines.
  */
 import type { SearchMode } from "../api/request_schemas.ts";
 import type { DocChange } from "../storage/doc_records.ts";
-import { AnnIndex } from "./ann_index.ts";
+import type { AnnGraphs } from "./ann_graphs.ts";
+import type { AnnIndex } from "./ann_index.ts";
 import type { MetadataFilter } from "./metadata_filter.ts";
 import { fuseScores } from "./hybrid_fusion.ts";
 import { type Page, rankPage } from "./ranking.ts";
@@ -16,7 +18,7 @@ import { type SlotScores, VectorStore } from "./vector_store.ts";
 
 /**
  * Up to this many documents, vector search scans every vector; the HNSW graph is built when an index first grows past
- * it, and from then on proposes the candidates of unfiltered queries.
+ * it (or loads past it without one), and from then on proposes the candidates of unfiltered queries.
  */
 export const EXACT_SEARCH_MAX_DOCS = 10_000;
 
@@ -68,6 +70,13 @@ export interface SearchIndexParts {
   ann?: AnnIndex;
 }
 
+/** What a {@link SearchIndex} starts from: any parts a snapshot restored, and where its graphs come from. */
+export interface SearchIndexInit extends Partial<SearchIndexParts> {
+  revision: number;
+  /** Makes the HNSW graph of a large index; without it every vector search scans exactly. */
+  graphs?: AnnGraphs;
+}
+
 /** The searchable state of one index at one revision. */
 export class SearchIndex {
   /** The index revision this state shows. */
@@ -78,23 +87,31 @@ export class SearchIndex {
   readonly #free: number[] = [];
   readonly #vectors: VectorStore;
   readonly #text: TextIndex;
+  readonly #graphs: AnnGraphs | undefined;
   #ann: AnnIndex | undefined;
   /** Slots whose vectors the graph does not hold yet: added in batches, at the next search or once there are many. */
   readonly #annPending = new Set<number>();
 
-  constructor(parts: Partial<SearchIndexParts> & { revision: number }) {
-    this.revision = parts.revision;
-    this.#ids = parts.ids ?? [];
-    this.#contents = parts.contents ?? [];
-    this.#vectors = parts.vectors ?? new VectorStore();
-    this.#text = parts.text ?? new TextIndex();
-    this.#ann = parts.ann;
+  constructor(init: SearchIndexInit) {
+    this.revision = init.revision;
+    this.#ids = init.ids ?? [];
+    this.#contents = init.contents ?? [];
+    this.#vectors = init.vectors ?? new VectorStore();
+    this.#text = init.text ?? new TextIndex();
+    this.#graphs = init.graphs;
+    this.#ann = init.graphs === undefined ? undefined : init.ann;
     for (let slot = 0; slot < this.#ids.length; slot++) {
       const id = this.#ids[slot];
       if (id === undefined) this.#free.push(slot);
       else this.#slots.set(id, slot);
     }
     this.#free.reverse();
+    if (this.#ann === undefined && this.#graphs !== undefined && this.size > EXACT_SEARCH_MAX_DOCS) {
+      // A large index restored without a graph (a snapshot written without USearch): its vectors join a new graph at
+      // the next flush, and until then searches scan them exactly, as they do any pending vector.
+      this.#ann = this.#graphs.create(this.#vectors.dims);
+      for (const slot of this.#occupiedSlots()) this.#annPending.add(slot);
+    }
   }
 
   /** How many documents it holds. */
@@ -133,8 +150,8 @@ export class SearchIndex {
     if (this.#ann !== undefined) {
       for (const slot of added) this.#annPending.add(slot);
       if (!options.deferGraph && this.#annPending.size >= MAX_PENDING_GRAPH_INSERTS) this.flushGraph();
-    } else if (this.size > EXACT_SEARCH_MAX_DOCS) {
-      this.#ann = new AnnIndex(this.#vectors.dims);
+    } else if (this.#graphs !== undefined && this.size > EXACT_SEARCH_MAX_DOCS) {
+      this.#ann = this.#graphs.create(this.#vectors.dims);
       this.#ann.add([...this.#occupiedSlots()], this.#vectors);
     }
   }

@@ -5,6 +5,7 @@
  */
 import type { DocChange } from "../storage/doc_records.ts";
 import type { IndexRecord } from "../storage/index_records.ts";
+import type { AnnGraphs } from "./ann_graphs.ts";
 import { type LoadedIndex, loadSearchIndex } from "./load_search_index.ts";
 import type { SearchIndex } from "./search_index.ts";
 
@@ -20,12 +21,20 @@ export class SearchIndexCache {
   readonly #capacity: number;
   readonly #entries = new Map<string, CachedIndex>();
   readonly #onLoad: (record: IndexRecord, loaded: LoadedIndex) => void;
+  readonly #graphs: AnnGraphs | undefined;
 
-  /** `onLoad` hears of every load, e.g. to schedule a snapshot when much of the state came from the log. */
-  constructor(kv: Deno.Kv, options: { capacity: number; onLoad?: (record: IndexRecord, loaded: LoadedIndex) => void }) {
+  /**
+   * `onLoad` hears of every load, e.g. to schedule a snapshot when much of the state came from the log; `graphs` give
+   * large indexes their HNSW graphs (without them, vector search scans exactly).
+   */
+  constructor(
+    kv: Deno.Kv,
+    options: { capacity: number; onLoad?: (record: IndexRecord, loaded: LoadedIndex) => void; graphs?: AnnGraphs },
+  ) {
     this.#kv = kv;
     this.#capacity = options.capacity;
     this.#onLoad = options.onLoad ?? (() => {});
+    this.#graphs = options.graphs;
   }
 
   /** The search state of `record`'s index at the record's revision or later, loaded only when not cached. */
@@ -36,7 +45,7 @@ export class SearchIndexCache {
       this.#entries.set(record.id, cached);
       return cached.ready;
     }
-    const loading = loadSearchIndex(this.#kv, record).then((loaded) => {
+    const loading = loadSearchIndex(this.#kv, record, { graphs: this.#graphs }).then((loaded) => {
       this.#onLoad(record, loaded);
       return loaded.index;
     });

@@ -1,10 +1,10 @@
 /**
  * The snapshot format of an index's search state: its documents by slot (id, text, metadata as JSON, term count),
- * their vectors as float32 (each stored once), the full-text postings, and the HNSW graph, so that a load rebuilds
- * nothing it can read.
+ * their vectors as float32 (each stored once), the full-text postings, and the HNSW graph (empty when the index has
+ * none), so that a load rebuilds nothing it can read.
  */
 import { ByteReader, ByteWriter } from "../byte_codec.ts";
-import { AnnIndex } from "./ann_index.ts";
+import type { AnnGraphs } from "./ann_graphs.ts";
 import { type DocContent, SearchIndex } from "./search_index.ts";
 import { type Posting, TextIndex } from "./text_index.ts";
 import { VectorStore } from "./vector_store.ts";
@@ -45,8 +45,11 @@ export function encodeSearchSnapshot(index: SearchIndex): Uint8Array {
   return out.bytes();
 }
 
-/** Decodes what {@link encodeSearchSnapshot} wrote. */
-export function decodeSearchSnapshot(bytes: Uint8Array): SearchIndex {
+/**
+ * Decodes what {@link encodeSearchSnapshot} wrote. Without `graphs` a stored graph is skipped (the index scans
+ * exactly); with them, a large index stored without a graph gets one built from its vectors.
+ */
+export function decodeSearchSnapshot(bytes: Uint8Array, options: { graphs?: AnnGraphs } = {}): SearchIndex {
   const input = new ByteReader(bytes);
   const format = input.string();
   if (format !== FORMAT) throw new Error(`Unknown search snapshot format "${format}"`);
@@ -75,6 +78,7 @@ export function decodeSearchSnapshot(bytes: Uint8Array): SearchIndex {
   }
   const text = TextIndex.fromPostings(postings, lengths, docs);
   const graph = input.run();
-  const ann = graph.byteLength === 0 ? undefined : AnnIndex.load(graph, dims);
-  return new SearchIndex({ revision, ids, contents, vectors, text, ann });
+  const { graphs } = options;
+  const ann = graph.byteLength === 0 || graphs === undefined ? undefined : graphs.load(graph, dims);
+  return new SearchIndex({ revision, ids, contents, vectors, text, ann, graphs });
 }

@@ -1,0 +1,19 @@
+/**
+ * Where HNSW graphs come from. USearch is a native addon, so it loads only when the service asks for graphs: a process
+ * without FFI (`EMBEDDING_BACKEND=wasm`) never imports it, and its indexes scan every vector exactly.
+ */
+import type { AnnIndex } from "./ann_index.ts";
+
+/** Makes empty HNSW graphs and restores saved ones. */
+export interface AnnGraphs {
+  /** An empty graph for vectors of `dims` dimensions. */
+  create(dims: number): AnnIndex;
+  /** Restores a graph that {@link AnnIndex.save} wrote. */
+  load(bytes: Uint8Array, dims: number): AnnIndex;
+}
+
+/** Imports USearch (a native addon: it needs FFI) and returns its graphs. */
+export async function loadAnnGraphs(): Promise<AnnGraphs> {
+  const { AnnIndex } = await import("./ann_index.ts");
+  return { create: (dims) => new AnnIndex(dims), load: (bytes, dims) => AnnIndex.load(bytes, dims) };
+}
