@@ -5,7 +5,7 @@
  * padding.
  */
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
-import { resolve } from "node:path";
+import { findAppFile } from "../app_files.ts";
 import type { ModelRegistry, ModelSpec } from "./model_registry.ts";
 import {
   type EmbeddingBackend,
@@ -163,11 +163,12 @@ export class Embedder {
   async #open(modelId: string): Promise<FeatureExtractionPipeline> {
     const spec = this.spec(modelId);
     if (spec === undefined) throw new EmbeddingError(`Unknown model "${modelId}"`);
-    const local = await isDirectory(spec.source);
+    const directory = await findAppFile(spec.source, "directory");
     try {
       this.#runtime ??= loadTransformersRuntime(this.#options.backend ?? "native", this.#options);
       const runtime = await this.#runtime;
-      return await runtime.open(local ? resolve(spec.source) : spec.source, { local, dtype: spec.dtype ?? "fp32" });
+      const local = directory !== undefined;
+      return await runtime.open(directory ?? spec.source, { local, dtype: spec.dtype ?? "fp32" });
     } catch (error) {
       throw new EmbeddingError(`Cannot load model "${modelId}" from "${spec.source}"`, { cause: error });
     }
@@ -180,14 +181,6 @@ export class Embedder {
     for (const loading of loaded) {
       await loading.then((extractor) => extractor.dispose()).catch(() => {});
     }
-  }
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch {
-    return false;
   }
 }
 

@@ -1,5 +1,6 @@
 /** The registry of embedding models that indexes may use, built in or read from `MODELS_FILE`. */
 import { z } from "zod";
+import { findAppFile } from "../app_files.ts";
 
 const modelSpecSchema = z.strictObject({
   source: z.string().min(1),
@@ -28,7 +29,7 @@ export const BUILT_IN_MODELS: ModelRegistry = {
 export async function readModelRegistry(path: string): Promise<ModelRegistry> {
   let json: unknown;
   try {
-    json = JSON.parse(await Deno.readTextFile(path));
+    json = JSON.parse(await Deno.readTextFile(await findAppFile(path, "file") ?? path));
   } catch (error) {
     throw new Error(`Cannot read MODELS_FILE "${path}": ${(error as Error).message}`);
   }
