@@ -25,6 +25,7 @@ const configSchema = z.object({
   BODY_TIMEOUT_MS: positiveInt(10_000),
   PROJECT_MAX_CONCURRENCY: positiveInt(64),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+  LOG_REQUESTS: booleanFlag(true),
 });
 
 /** The parsed configuration; names match the environment variables. */
@@ -57,6 +58,7 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   BODY_TIMEOUT_MS: "Longest time to receive a request body before answering 408 (default 10000)",
   PROJECT_MAX_CONCURRENCY: "Most requests one project may have in flight; more get 429 (default 64)",
   SHUTDOWN_TIMEOUT_MS: "On SIGTERM/SIGINT, longest wait for in-flight requests and background work (default 10000)",
+  LOG_REQUESTS: "Write one JSON line per request to stdout (default true)",
 };
 
 /** Parses `env`; throws an Error with one line per bad variable. */

@@ -33,3 +33,8 @@ Deno.test("values are parsed and bad ones are reported one line each", () => {
     },
   );
 });
+
+Deno.test("the request log is on unless LOG_REQUESTS is false", () => {
+  assert.equal(parseConfig({}).LOG_REQUESTS, true);
+  assert.equal(parseConfig({ LOG_REQUESTS: "false" }).LOG_REQUESTS, false);
+});

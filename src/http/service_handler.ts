@@ -1,0 +1,51 @@
+/**
+ * The outermost handler: routes the health probes and `/manage`, gives every response an `x-request-id`, and logs
+ * every request.
+ */
+import type { ServiceContext } from "../context.ts";
+import type { RequestLog } from "../observability/request_log.ts";
+import { requestIdOf } from "../observability/request_id.ts";
+import { errorResponse } from "./api_error.ts";
+import { healthResponse } from "./health_handler.ts";
+import { createManageHandler, type HandlerOptions, type RequestFacts } from "./manage_handler.ts";
+
+/** Options of the service handler. */
+export interface ServiceHandlerOptions extends HandlerOptions {
+  /** Where request log lines go; none when `LOG_REQUESTS` is off. */
+  log?: RequestLog | undefined;
+}
+
+/** Builds the handler that `Deno.serve` runs. */
+export function createServiceHandler(
+  ctx: ServiceContext,
+  options: ServiceHandlerOptions,
+): (request: Request, info: Deno.ServeHandlerInfo) => Promise<Response> {
+  const manage = createManageHandler(ctx, options);
+  return async (request) => {
+    const started = performance.now();
+    const requestId = requestIdOf(request);
+    const facts: RequestFacts = { pathname: new URL(request.url).pathname };
+    // A label of the request for the log: from a small fixed set, never a raw string of the client's.
+    let label: string | undefined;
+    let response: Response;
+    try {
+      const special = healthResponse(ctx, request, facts.pathname);
+      if (special !== null) label = facts.pathname.slice(1);
+      response = await (special ?? manage(request, facts));
+    } catch (error) {
+      response = errorResponse(error);
+    }
+    response.headers.set("x-request-id", requestId);
+    const ms = performance.now() - started;
+    const action = label ?? facts.action ?? "unknown";
+    options.log?.write({
+      requestId,
+      action,
+      project: facts.projectId,
+      index: facts.indexName,
+      status: response.status,
+      ms,
+    });
+    return response;
+  };
+}
