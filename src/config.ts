@@ -26,6 +26,7 @@ const configSchema = z.object({
   PROJECT_MAX_CONCURRENCY: positiveInt(64),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
   LOG_REQUESTS: booleanFlag(true),
+  METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{16,512}$/, "use 16-512 visible ASCII characters").optional(),
 });
 
 /** The parsed configuration; names match the environment variables. */
@@ -59,6 +60,7 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   PROJECT_MAX_CONCURRENCY: "Most requests one project may have in flight; more get 429 (default 64)",
   SHUTDOWN_TIMEOUT_MS: "On SIGTERM/SIGINT, longest wait for in-flight requests and background work (default 10000)",
   LOG_REQUESTS: "Write one JSON line per request to stdout (default true)",
+  METRICS_TOKEN: "Bearer token that GET /metrics then requires from every client (optional; without it: loopback only)",
 };
 
 /** Parses `env`; throws an Error with one line per bad variable. */

@@ -10,6 +10,7 @@ import { RecordCache } from "./storage/record_cache.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
 import { DEFAULT_MODEL_ID } from "./embedding/model_registry.ts";
 import { createServiceHandler } from "./http/service_handler.ts";
+import { Metrics } from "./observability/metrics.ts";
 import { RequestLog } from "./observability/request_log.ts";
 import { isIndexJobMessage } from "./jobs/job_store.ts";
 import { runIndexJob } from "./jobs/run_index_job.ts";
@@ -73,6 +74,7 @@ export async function startService(
     records: new RecordCache(kv, config.METADATA_CACHE_MS),
     searchIndexes,
     background,
+    metrics: new Metrics(),
   };
   background.run("collect garbage", () => collectGarbage(kv));
   // Warm the default model, so that the first search does not wait for it; a failure shows in /readyz instead.
@@ -87,6 +89,7 @@ export async function startService(
     maxBodyBytes: config.MAX_BODY_BYTES,
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     projectMaxConcurrency: config.PROJECT_MAX_CONCURRENCY,
+    metricsToken: config.METRICS_TOKEN,
     log,
   });
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();

@@ -1,6 +1,6 @@
 /**
- * The outermost handler: routes the health probes and `/manage`, gives every response an `x-request-id`, and logs
- * every request.
+ * The outermost handler: routes the health probes, `/metrics` and `/manage`, gives every response an `x-request-id`,
+ * and counts and logs every request.
  */
 import type { ServiceContext } from "../context.ts";
 import type { RequestLog } from "../observability/request_log.ts";
@@ -8,9 +8,12 @@ import { requestIdOf } from "../observability/request_id.ts";
 import { errorResponse } from "./api_error.ts";
 import { healthResponse } from "./health_handler.ts";
 import { createManageHandler, type HandlerOptions, type RequestFacts } from "./manage_handler.ts";
+import { createMetricsHandler } from "./metrics_handler.ts";
 
 /** Options of the service handler. */
 export interface ServiceHandlerOptions extends HandlerOptions {
+  /** `METRICS_TOKEN`: when set, `/metrics` needs it as a bearer token from every client. */
+  metricsToken?: string | undefined;
   /** Where request log lines go; none when `LOG_REQUESTS` is off. */
   log?: RequestLog | undefined;
 }
@@ -21,15 +24,17 @@ export function createServiceHandler(
   options: ServiceHandlerOptions,
 ): (request: Request, info: Deno.ServeHandlerInfo) => Promise<Response> {
   const manage = createManageHandler(ctx, options);
-  return async (request) => {
+  const metrics = createMetricsHandler(ctx, options.metricsToken);
+  return async (request, info) => {
     const started = performance.now();
     const requestId = requestIdOf(request);
     const facts: RequestFacts = { pathname: new URL(request.url).pathname };
-    // A label of the request for the log: from a small fixed set, never a raw string of the client's.
+    // A label of the request for metrics and the log: from a small fixed set, never a raw string of the client's.
     let label: string | undefined;
     let response: Response;
     try {
-      const special = healthResponse(ctx, request, facts.pathname);
+      const special = healthResponse(ctx, request, facts.pathname) ??
+        (facts.pathname === "/metrics" ? metrics(request, info.remoteAddr) : null);
       if (special !== null) label = facts.pathname.slice(1);
       response = await (special ?? manage(request, facts));
     } catch (error) {
@@ -38,6 +43,7 @@ export function createServiceHandler(
     response.headers.set("x-request-id", requestId);
     const ms = performance.now() - started;
     const action = label ?? facts.action ?? "unknown";
+    ctx.metrics.observeRequest(action, response.status, ms / 1000);
     options.log?.write({
       requestId,
       action,
