@@ -28,6 +28,8 @@ const configSchema = z.object({
   BODY_TIMEOUT_MS: positiveInt(10_000),
   PROJECT_MAX_CONCURRENCY: positiveInt(64),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+  LOG_REQUESTS: booleanFlag(true),
+  METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{16,512}$/, "use 16-512 visible ASCII characters").optional(),
 });
 
 /**
@@ -61,6 +63,8 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   BODY_TIMEOUT_MS: "Longest time to receive a request body before answering 408 (default 10000)",
   PROJECT_MAX_CONCURRENCY: "Most requests one project may have in flight; more get 429 (default 64)",
   SHUTDOWN_TIMEOUT_MS: "On SIGTERM/SIGINT, longest wait for in-flight requests and background work (default 10000)",
+  LOG_REQUESTS: "Write one JSON line per request to stdout (default true)",
+  METRICS_TOKEN: "Bearer token that GET /metrics then requires from every client (optional; without it: loopback only)",
 };
 
 /**

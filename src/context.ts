@@ -1,4 +1,4 @@
-/** What every action needs: storage, the embedder, limits, the per-index write lock and the search indexes. */
+/** What every action needs: storage, the embedder, limits, the per-index write lock, the search indexes, metrics. */
 import type { Limits } from "./api/request_schemas.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import type { BackgroundTasks } from "./concurrency/background_tasks.ts";
@@ -6,6 +6,7 @@ import type { KeyedMutex } from "./concurrency/keyed_mutex.ts";
 import type { SnapshotScheduler } from "./search/snapshot_scheduler.ts";
 import type { SearchIndexCache } from "./search/search_index_cache.ts";
 import type { RecordCache } from "./storage/record_cache.ts";
+import type { Metrics } from "./observability/metrics.ts";
 
 /** The shared parts of the running service. */
 export interface ServiceContext {
@@ -20,6 +21,8 @@ export interface ServiceContext {
   /** The in-memory search state of recently searched indexes. */
   searchIndexes: SearchIndexCache;
   background: BackgroundTasks;
+  /** Request counters and durations, and lost commit races, for `/metrics`. */
+  metrics: Metrics;
 }
 
 /** The key under which writes to one index are serialised. */

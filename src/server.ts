@@ -10,7 +10,9 @@ import { SnapshotScheduler } from "./search/snapshot_scheduler.ts";
 import { RecordCache } from "./storage/record_cache.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
 import { DEFAULT_MODEL_ID } from "./embedding/model_registry.ts";
-import { createManageHandler } from "./http/manage_handler.ts";
+import { createServiceHandler } from "./http/service_handler.ts";
+import { Metrics } from "./observability/metrics.ts";
+import { RequestLog } from "./observability/request_log.ts";
 import { isIndexJobMessage } from "./jobs/job_store.ts";
 import { runIndexJob } from "./jobs/run_index_job.ts";
 import { createProject, listProjects } from "./projects/project_store.ts";
@@ -23,7 +25,10 @@ export interface RunningService {
   /** The address it listens on. */
   addr: Deno.NetAddr;
   context: ServiceContext;
-  /** Stops accepting requests, finishes in-flight ones and background work. Does not close the store. */
+  /**
+   * Stops accepting requests, finishes in-flight ones, writes out the request log, and finishes background work.
+   * Does not close the store.
+   */
   shutdown(): Promise<void>;
 }
 
@@ -72,6 +77,7 @@ export async function startService(
     records: new RecordCache(kv, config.METADATA_CACHE_MS),
     searchIndexes,
     background,
+    metrics: new Metrics(),
   };
   background.run("collect garbage", () => collectGarbage(kv));
   // Warm the default model, so that the first search does not wait for it; a failure shows in /readyz instead.
@@ -81,10 +87,13 @@ export async function startService(
     if (!isIndexJobMessage(message)) return;
     return background.watch(runIndexJob(context, message));
   }).catch((error) => console.error("The job queue listener stopped:", error));
-  const handler = createManageHandler(context, {
+  const log = config.LOG_REQUESTS ? new RequestLog() : undefined;
+  const handler = createServiceHandler(context, {
     maxBodyBytes: config.MAX_BODY_BYTES,
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     projectMaxConcurrency: config.PROJECT_MAX_CONCURRENCY,
+    metricsToken: config.METRICS_TOKEN,
+    log,
   });
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({
@@ -99,6 +108,7 @@ export async function startService(
     context,
     async shutdown() {
       await server.shutdown();
+      await log?.flush();
       await background.idle();
     },
   };

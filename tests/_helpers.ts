@@ -41,9 +41,16 @@ export async function startServerWithBrokenMediumModel(): Promise<TestServer> {
   });
 }
 
-/** A configuration for tests: loopback, an ephemeral port, a temporary store, no hub. */
+/** A configuration for tests: loopback, an ephemeral port, a temporary store, no hub, no request log in test output. */
 export function testConfig(kvPath: string, env: Record<string, string> = {}): Config {
-  return parseConfig({ HOSTNAME: "127.0.0.1", PORT: "0", DENO_KV_PATH: kvPath, ALLOW_REMOTE_MODELS: "false", ...env });
+  return parseConfig({
+    HOSTNAME: "127.0.0.1",
+    PORT: "0",
+    DENO_KV_PATH: kvPath,
+    ALLOW_REMOTE_MODELS: "false",
+    LOG_REQUESTS: "false",
+    ...env,
+  });
 }
 
 /** A running test server and ways to call it. */

@@ -44,6 +44,8 @@ export async function serverEnvironment(modelsFile?: string): Promise<Record<str
 export interface ServerProcessOptions {
   /** The `deno` arguments; `run` with {@link PERMISSIONS} and `main.ts` by default. */
   args?: string[];
+  /** Hears everything the process writes to stdout, piece by piece; otherwise it is read and dropped. */
+  onStdout?: (text: string) => void;
 }
 
 /** Starts `main.ts` with `env` and waits until it listens. */
@@ -58,16 +60,22 @@ export async function startServerProcess(
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = child.stdout.getReader();
+  const decoder = new TextDecoder();
   let output = "";
   while (!/listening on (\S+)/.test(output)) {
-    const { done, value } = await lines.read();
+    const { done, value } = await reader.read();
     if (done) throw new Error(`The server exited before listening: ${output}`);
-    output += value;
+    const text = decoder.decode(value, { stream: true });
+    output += text;
+    options.onStdout?.(text);
   }
-  // Keep draining stdout, so that the process never blocks on a full pipe.
+  // Keep draining stdout (request log lines), so that the process never blocks on a full pipe; decoded only when
+  // someone listens, since a benchmark makes megabytes of them.
   const drained = (async () => {
-    while (!(await lines.read()).done);
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      if (options.onStdout !== undefined) options.onStdout(decoder.decode(read.value, { stream: true }));
+    }
   })();
   const url = output.match(/listening on (\S+)/)![1]!;
   const printedKey = output.match(/key is shown only now: (\S+)/)?.[1];

@@ -42,3 +42,13 @@ Deno.test("values are parsed and bad ones are reported one line each", () => {
     },
   );
 });
+
+Deno.test("the request log is on unless LOG_REQUESTS is false, and METRICS_TOKEN must be 16-512 visible characters", () => {
+  assert.equal(parseConfig({}).LOG_REQUESTS, true);
+  assert.equal(parseConfig({ LOG_REQUESTS: "false" }).LOG_REQUESTS, false);
+  assert.equal(parseConfig({}).METRICS_TOKEN, undefined);
+  assert.equal(parseConfig({ METRICS_TOKEN: "s3cret-metrics-token" }).METRICS_TOKEN, "s3cret-metrics-token");
+  for (const bad of ["short", "has spaces in the token", "x".repeat(513)]) {
+    assert.throws(() => parseConfig({ METRICS_TOKEN: bad }), /^Error: Invalid METRICS_TOKEN: use 16-512 visible/);
+  }
+});

@@ -58,8 +58,9 @@ export async function writeDocs(ctx: ServiceContext, write: DocWrite): Promise<A
     await toStoredDocs(ctx, modelId, toEmbed.slice(done, done + EMBEDDING_STEP), known);
     await write.onProgress?.(Math.min(done + EMBEDDING_STEP, toEmbed.length), toEmbed.length);
   }
+  const target = { indexName, metrics: ctx.metrics };
   return await ctx.indexLocks.run(indexLockKey(projectId, indexName), () =>
-    retryOnConflict(indexName, async () => {
+    retryOnConflict(target, async () => {
       const entry = await readSettledIndex(ctx.kv, projectId, indexName);
       if (entry.value === null || entry.value.id !== first.value.id) throw indexNotFound(indexName);
       const index = entry.value;

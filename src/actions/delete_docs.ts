@@ -12,8 +12,9 @@ import { noteCommittedWrite } from "./committed_write.ts";
 export async function deleteDocs(ctx: ServiceContext, request: RequestOf<"deleteDocs">): Promise<{ deleted: number }> {
   const { projectId, indexName } = request;
   const ids = [...new Set(request.docIds)];
+  const target = { indexName, metrics: ctx.metrics };
   return await ctx.indexLocks.run(indexLockKey(projectId, indexName), () =>
-    retryOnConflict(indexName, async () => {
+    retryOnConflict(target, async () => {
       const entry = await readSettledIndex(ctx.kv, projectId, indexName);
       if (entry.value === null) throw indexNotFound(indexName);
       const index = entry.value;

@@ -10,8 +10,9 @@ import { retryOnConflict } from "./conflict_retries.ts";
 /** Deletes the index; 404 if unknown. */
 export async function deleteIndex(ctx: ServiceContext, request: RequestOf<"deleteIndex">): Promise<true> {
   const { projectId, indexName } = request;
+  const target = { indexName, metrics: ctx.metrics };
   return await ctx.indexLocks.run(indexLockKey(projectId, indexName), () =>
-    retryOnConflict(indexName, async () => {
+    retryOnConflict(target, async () => {
       const entry = await ctx.kv.get<IndexRecord>(indexKey(projectId, indexName));
       if (entry.value === null) throw indexNotFound(indexName);
       if (!await deleteIndexRecord(ctx.kv, entry as Deno.KvEntry<IndexRecord>)) return undefined;

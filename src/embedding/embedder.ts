@@ -57,6 +57,14 @@ interface ModelQueue {
   running: boolean;
 }
 
+/** What one model has done since the embedder was made. */
+export interface ModelUsage {
+  /** Texts embedded (documents and queries alike). */
+  texts: number;
+  /** Time spent in model runs, failed ones included. */
+  seconds: number;
+}
+
 /** Embeds texts with the models of a registry. */
 export class Embedder {
   readonly #registry: ModelRegistry;
@@ -65,6 +73,7 @@ export class Embedder {
   #runtime: Promise<TransformersRuntime> | undefined;
   readonly #pipelines = new Map<string, Promise<FeatureExtractionPipeline>>();
   readonly #queues = new Map<string, ModelQueue>();
+  readonly #usage = new Map<string, ModelUsage>();
 
   constructor(registry: ModelRegistry, options: EmbedderOptions) {
     this.#registry = registry;
@@ -79,6 +88,11 @@ export class Embedder {
   /** The spec of a model, or undefined when the registry has no such model. */
   spec(modelId: string): ModelSpec | undefined {
     return Object.hasOwn(this.#registry, modelId) ? this.#registry[modelId] : undefined;
+  }
+
+  /** Texts embedded and time spent per model id, for the models that have run. */
+  usage(): ReadonlyMap<string, Readonly<ModelUsage>> {
+    return this.#usage;
   }
 
   /** Loads a model if it is not loaded yet; rejects when it cannot load. */
@@ -126,6 +140,9 @@ export class Embedder {
   }
 
   async #runBatch(modelId: string, extractor: FeatureExtractionPipeline, batch: [Request, number][]): Promise<void> {
+    let usage = this.#usage.get(modelId);
+    if (usage === undefined) this.#usage.set(modelId, usage = { texts: 0, seconds: 0 });
+    const started = performance.now();
     let output;
     try {
       output = await meanPooledVectors(extractor, batch.map(([request, i]) => request.texts[i]!));
@@ -134,6 +151,8 @@ export class Embedder {
         fail(request, new EmbeddingError(`Model "${modelId}" failed to embed`, { cause: error }));
       }
       return;
+    } finally {
+      usage.seconds += (performance.now() - started) / 1000;
     }
     const [rows, dims] = output.dims;
     if (rows !== batch.length || !(dims > 0)) {
@@ -141,6 +160,7 @@ export class Embedder {
       for (const [request] of batch) fail(request, error);
       return;
     }
+    usage.texts += rows;
     const data = output.data;
     batch.forEach(([request, i], row) => {
       if (request.failed) return;

@@ -1,15 +1,10 @@
-/**
- * The HTTP handler of the service: the read-only paths (health, API description), then `POST /manage`, checked in
- * the documented order and dispatched.
- */
+/** The handler of `POST /manage`: checks in the documented order, then dispatches. */
 import type { ServiceContext } from "../context.ts";
-import { ACTIONS, describeIssue, isAction, requestSchema } from "../api/request_schemas.ts";
+import { type Action, ACTIONS, describeIssue, isAction, requestSchema } from "../api/request_schemas.ts";
 import { authenticate } from "../api/authenticate.ts";
 import { dispatch } from "../api/dispatch.ts";
 import { ApiError, errorResponse } from "./api_error.ts";
 import { ActionReply } from "./action_reply.ts";
-import { createDocsResponder } from "./docs_handler.ts";
-import { healthResponse } from "./health_handler.ts";
 import { ProjectLimiter } from "./project_limiter.ts";
 import { readJsonObject } from "./read_json_body.ts";
 
@@ -20,28 +15,32 @@ export interface HandlerOptions {
   projectMaxConcurrency: number;
 }
 
+/** What the handler learnt of a request, for its log line and metrics; filled in as the checks get to it. */
+export interface RequestFacts {
+  readonly pathname: string;
+  /** The requested action, once the body names a supported one. */
+  action?: Action;
+  projectId?: string;
+  indexName?: string;
+}
+
 /** Longest `action` echoed back in an error. */
 const MAX_ECHOED_ACTION = 64;
 
-/** Builds the request handler of the service. */
+/** Builds the handler of `/manage`, which also answers 404 for any path that no other handler took. */
 export function createManageHandler(
   ctx: ServiceContext,
   options: HandlerOptions,
-): (request: Request) => Promise<Response> {
+): (request: Request, facts: RequestFacts) => Promise<Response> {
   const schema = requestSchema(ctx.limits);
   const actionList = ACTIONS.map((action) => `"${action}"`).join(", ");
   const limiter = new ProjectLimiter(options.projectMaxConcurrency);
-  const docsResponse = createDocsResponder(ctx.limits);
 
-  return async (request) => {
+  return async (request, facts) => {
     let action: string | undefined;
     let release: (() => void) | undefined;
     try {
-      const { pathname } = new URL(request.url);
-      const health = healthResponse(ctx, request, pathname);
-      if (health !== null) return await health;
-      const docs = docsResponse(request, pathname);
-      if (docs !== null) return docs;
+      const { pathname } = facts;
       if (pathname !== "/manage") throw new ApiError(404, `Not found: "${pathname}"; the API is POST /manage`);
       if (request.method !== "POST") {
         throw new ApiError(405, `Method ${request.method} is not allowed: use POST`, { headers: { allow: "POST" } });
@@ -52,6 +51,9 @@ export function createManageHandler(
       }
       const body = await readJsonObject(request, { maxBytes: options.maxBodyBytes, timeoutMs: options.bodyTimeoutMs });
       if (typeof body.action === "string") action = body.action.slice(0, MAX_ECHOED_ACTION);
+      if (typeof body.action === "string" && isAction(body.action)) facts.action = body.action;
+      if (typeof body.projectId === "string") facts.projectId = body.projectId;
+      if (typeof body.indexName === "string") facts.indexName = body.indexName;
 
       const version = request.headers.get("x-service-version");
       if (version !== "v1") {

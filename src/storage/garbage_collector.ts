@@ -8,8 +8,8 @@ import type { IndexRecord, TrashMarker } from "./index_records.ts";
 import type { LogEntry } from "./change_log.ts";
 import { truncateLog } from "./change_log.ts";
 import {
-  allIndexesPrefix,
   indexDataPrefixes,
+  indexesPrefix,
   jobPrefix,
   logPrefix,
   stagedBatchPrefix,
@@ -38,7 +38,7 @@ export async function collectGarbage(kv: Deno.Kv, now = Date.now()): Promise<num
     await collectIndexData(kv, entry.key[1] as string);
     collected++;
   }
-  for await (const entry of kv.list<IndexRecord>({ prefix: allIndexesPrefix() })) {
+  for await (const entry of kv.list<IndexRecord>({ prefix: indexesPrefix() })) {
     await collectLeftovers(kv, entry.value, now);
   }
   return collected;

@@ -15,14 +15,9 @@ export function indexKey(projectId: string, indexName: string) {
   return ["indexes", projectId, indexName] as const;
 }
 
-/** The prefix of the index records of every project. */
-export function allIndexesPrefix() {
-  return ["indexes"] as const;
-}
-
-/** The prefix of all index records of a project, in name order. */
-export function indexesPrefix(projectId: string) {
-  return ["indexes", projectId] as const;
+/** The prefix of all index records of a project, in name order, or of every project. */
+export function indexesPrefix(projectId?: string) {
+  return projectId === undefined ? ["indexes"] as const : ["indexes", projectId] as const;
 }
 
 /** One part of a stored document: part 0 holds the head (hash, vector, metadata), later parts hold more text. */

@@ -1,0 +1,54 @@
+/**
+ * `GET /metrics`: open to loopback clients only, unless `METRICS_TOKEN` is set; then every client, loopback included,
+ * needs `Authorization: Bearer <token>`, compared in constant time.
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { ServiceContext } from "../context.ts";
+import { sha256Hex } from "../sha256_hex.ts";
+import { renderMetrics } from "../observability/metrics_exposition.ts";
+import { PROMETHEUS_CONTENT_TYPE } from "../observability/prometheus_text.ts";
+
+const encoder = new TextEncoder();
+
+/** Answers `/metrics`, or null when the client may not learn that it exists (the caller answers as for any path). */
+export type MetricsHandler = (request: Request, remoteAddr: Deno.Addr) => Promise<Response> | null;
+
+/** Builds the `/metrics` handler; `token` is `METRICS_TOKEN`. */
+export function createMetricsHandler(ctx: ServiceContext, token: string | undefined): MetricsHandler {
+  // Hashes have one length, so comparing them in constant time reveals nothing of the token's length either.
+  const tokenHash = token === undefined ? undefined : encoder.encode(sha256Hex(token));
+  return (request, remoteAddr) => {
+    if (tokenHash === undefined) {
+      if (!isLoopback(remoteAddr)) return null;
+    } else if (!presentsToken(request, tokenHash)) {
+      return Promise.resolve(Response.json({ error: 'Missing or invalid "Authorization: Bearer" token' }, {
+        status: 401,
+        headers: { "www-authenticate": 'Bearer realm="metrics"' },
+      }));
+    }
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return Promise.resolve(
+        Response.json({ error: `Method ${request.method} is not allowed: use GET` }, {
+          status: 405,
+          headers: { allow: "GET, HEAD" },
+        }),
+      );
+    }
+    return renderMetrics(ctx).then((text) =>
+      new Response(request.method === "HEAD" ? null : text, { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } })
+    );
+  };
+}
+
+/** Whether the client connected over the loopback interface (IPv4, IPv6, or IPv4-mapped IPv6). */
+function isLoopback(addr: Deno.Addr): boolean {
+  if (addr.transport !== "tcp") return false;
+  const host = addr.hostname.toLowerCase();
+  return host.startsWith("127.") || host === "::1" || host.startsWith("::ffff:127.");
+}
+
+function presentsToken(request: Request, tokenHash: Uint8Array): boolean {
+  const match = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "");
+  if (match === null) return false;
+  return timingSafeEqual(encoder.encode(sha256Hex(match[1]!)), tokenHash);
+}

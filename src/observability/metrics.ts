@@ -1,0 +1,61 @@
+/** The service's counters and request-duration histograms, kept in memory and read at each `/metrics` scrape. */
+
+/** Upper bounds, in seconds, of the request-duration histogram buckets. */
+export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+
+/** The durations of one action's requests: a count per bucket (not cumulative), their sum and count. */
+export interface DurationHistogram {
+  /** `buckets[i]` counts durations in (`DURATION_BUCKETS[i - 1]`, `DURATION_BUCKETS[i]`]; the last one, above all. */
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+/** Counters of the running service. */
+export class Metrics {
+  /** Requests by action, then by status. */
+  readonly #requests = new Map<string, Map<number, number>>();
+  readonly #durations = new Map<string, DurationHistogram>();
+  #conflicts = 0;
+  #retries = 0;
+
+  /** Counts an answered request and its duration. `action` must come from a small fixed set: it becomes a label. */
+  observeRequest(action: string, status: number, seconds: number): void {
+    let byStatus = this.#requests.get(action);
+    if (byStatus === undefined) this.#requests.set(action, byStatus = new Map());
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    let histogram = this.#durations.get(action);
+    if (histogram === undefined) {
+      this.#durations.set(
+        action,
+        histogram = { buckets: new Array(DURATION_BUCKETS.length + 1).fill(0), sum: 0, count: 0 },
+      );
+    }
+    let bucket = 0;
+    while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++;
+    histogram.buckets[bucket]!++;
+    histogram.sum += seconds;
+    histogram.count++;
+  }
+
+  /** Counts a KV commit that lost an optimistic race, and whether the write is tried again. */
+  countConflict(retried: boolean): void {
+    this.#conflicts++;
+    if (retried) this.#retries++;
+  }
+
+  /** Requests by action and status. */
+  requests(): ReadonlyMap<string, ReadonlyMap<number, number>> {
+    return this.#requests;
+  }
+
+  /** Request durations by action. */
+  durations(): ReadonlyMap<string, Readonly<DurationHistogram>> {
+    return this.#durations;
+  }
+
+  /** KV commits that lost a race, and the tries that followed them. */
+  conflicts(): { conflicts: number; retries: number } {
+    return { conflicts: this.#conflicts, retries: this.#retries };
+  }
+}
