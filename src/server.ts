@@ -9,6 +9,7 @@ import { SearchIndexCache } from "./search/search_index_cache.ts";
 import { SnapshotScheduler } from "./search/snapshot_scheduler.ts";
 import { RecordCache } from "./storage/record_cache.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
+import { stopBodyWatchdog } from "./http/read_json_body.ts";
 import { DEFAULT_MODEL_ID } from "./embedding/model_registry.ts";
 import { createServiceHandler } from "./http/service_handler.ts";
 import { Metrics } from "./observability/metrics.ts";
@@ -108,6 +109,7 @@ export async function startService(
     context,
     async shutdown() {
       await server.shutdown();
+      stopBodyWatchdog();
       await log?.flush();
       await background.idle();
     },

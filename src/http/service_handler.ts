@@ -8,6 +8,7 @@ import { requestIdOf } from "../observability/request_id.ts";
 import { errorResponse } from "./api_error.ts";
 import { createDocsResponder } from "./docs_handler.ts";
 import { healthResponse } from "./health_handler.ts";
+import { pathnameOf } from "./pathname.ts";
 import { createManageHandler, type HandlerOptions, type RequestFacts } from "./manage_handler.ts";
 import { createMetricsHandler } from "./metrics_handler.ts";
 
@@ -30,7 +31,7 @@ export function createServiceHandler(
   return async (request, info) => {
     const started = performance.now();
     const requestId = requestIdOf(request);
-    const facts: RequestFacts = { pathname: new URL(request.url).pathname };
+    const facts: RequestFacts = { pathname: pathnameOf(request.url) };
     // A label of the request for metrics and the log: from a small fixed set, never a raw string of the client's.
     let label: string | undefined;
     let response: Response;
