@@ -30,6 +30,8 @@ const configSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
   LOG_REQUESTS: booleanFlag(true),
   METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{16,512}$/, "use 16-512 visible ASCII characters").optional(),
+  CORS_ORIGINS: z.string().regex(/^(\*|none|[^,\s]+(\s*,\s*[^,\s]+)*)$/, "use *, none, or origins separated by commas")
+    .default("*"),
 });
 
 /**
@@ -65,6 +67,7 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   SHUTDOWN_TIMEOUT_MS: "On SIGTERM/SIGINT, longest wait for in-flight requests and background work (default 10000)",
   LOG_REQUESTS: "Write one JSON line per request to stdout (default true)",
   METRICS_TOKEN: "Bearer token that GET /metrics then requires from every client (optional; without it: loopback only)",
+  CORS_ORIGINS: "Origins whose pages may call the API: *, a comma-separated list of origins, or none (default *)",
 };
 
 /**

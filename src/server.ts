@@ -12,6 +12,7 @@ import { collectGarbage } from "./storage/garbage_collector.ts";
 import { stopBodyWatchdog } from "./http/read_json_body.ts";
 import { DEFAULT_MODEL_ID } from "./embedding/model_registry.ts";
 import { createServiceHandler } from "./http/service_handler.ts";
+import { corsPolicyOf } from "./http/cors.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { RequestLog } from "./observability/request_log.ts";
 import { isIndexJobMessage } from "./jobs/job_store.ts";
@@ -95,6 +96,7 @@ export async function startService(
     projectMaxConcurrency: config.PROJECT_MAX_CONCURRENCY,
     metricsToken: config.METRICS_TOKEN,
     log,
+    cors: corsPolicyOf(config.CORS_ORIGINS),
   });
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({

@@ -1,6 +1,6 @@
 /** Unit: environment variables parse with defaults and fail with one clear line each. */
 import assert from "node:assert/strict";
-import { parseConfig } from "../src/config.ts";
+import { CONFIG_HELP, parseConfig } from "../src/config.ts";
 
 Deno.test("defaults apply when nothing is set", () => {
   const config = parseConfig({});
@@ -50,5 +50,23 @@ Deno.test("the request log is on unless LOG_REQUESTS is false, and METRICS_TOKEN
   assert.equal(parseConfig({ METRICS_TOKEN: "s3cret-metrics-token" }).METRICS_TOKEN, "s3cret-metrics-token");
   for (const bad of ["short", "has spaces in the token", "x".repeat(513)]) {
     assert.throws(() => parseConfig({ METRICS_TOKEN: bad }), /^Error: Invalid METRICS_TOKEN: use 16-512 visible/);
+  }
+});
+
+Deno.test("the README's configuration table lists exactly the variables of --help, with their defaults", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` +\| ([^|]+?) +\|/gm)].map(([, name, cell]) =>
+    [name!, cell!] as const
+  );
+  assert.deepEqual(rows.map(([name]) => name).sort(), Object.keys(CONFIG_HELP).sort());
+  const defaults = parseConfig({}) as Record<string, unknown>;
+  for (const [name, cell] of rows) {
+    const shown = cell.match(/^`([^`]*)`/)?.[1];
+    const actual = defaults[name!];
+    if (shown === undefined) assert.equal(actual, undefined, `${name} has a default the README does not show`);
+    else assert.equal(String(actual), shown, `the README's default of ${name}`);
+    if (actual !== undefined) {
+      assert.match(CONFIG_HELP[name as keyof typeof CONFIG_HELP], /default/, `--help of ${name}`);
+    }
   }
 });

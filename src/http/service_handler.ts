@@ -1,11 +1,12 @@
 /**
- * The outermost handler: routes the health probes, `/` and `/openapi.json`, `/metrics` and `/manage`, gives every
- * response an `x-request-id`, and counts and logs every request.
+ * The outermost handler: routes the health probes, `/` and `/openapi.json`, `/metrics` and `/manage`, answers CORS
+ * preflights, gives every response an `x-request-id`, and counts and logs every request.
  */
 import type { ServiceContext } from "../context.ts";
 import type { RequestLog } from "../observability/request_log.ts";
 import { requestIdOf } from "../observability/request_id.ts";
 import { errorResponse } from "./api_error.ts";
+import { allowedOrigin, allowOrigin, type CorsPolicy, isPreflight, preflightResponse } from "./cors.ts";
 import { createDocsResponder } from "./docs_handler.ts";
 import { healthResponse } from "./health_handler.ts";
 import { pathnameOf } from "./pathname.ts";
@@ -18,6 +19,8 @@ export interface ServiceHandlerOptions extends HandlerOptions {
   metricsToken?: string | undefined;
   /** Where request log lines go; none when `LOG_REQUESTS` is off. */
   log?: RequestLog | undefined;
+  /** Which origins' pages may call (`CORS_ORIGINS`). */
+  cors: CorsPolicy;
 }
 
 /** Builds the handler that `Deno.serve` runs. */
@@ -32,18 +35,26 @@ export function createServiceHandler(
     const started = performance.now();
     const requestId = requestIdOf(request);
     const facts: RequestFacts = { pathname: pathnameOf(request.url) };
+    // Not /metrics: a page that a browser on the server's own host opens must not read it.
+    const origin = facts.pathname === "/metrics" ? null : allowedOrigin(options.cors, request);
     // A label of the request for metrics and the log: from a small fixed set, never a raw string of the client's.
     let label: string | undefined;
     let response: Response;
     try {
-      const special = healthResponse(ctx, request, facts.pathname) ?? docs(request, facts.pathname) ??
-        (facts.pathname === "/metrics" ? metrics(request, info.remoteAddr) : null);
-      if (special !== null) label = facts.pathname === "/" ? "root" : facts.pathname.slice(1);
-      response = await (special ?? manage(request, facts));
+      if (origin !== null && isPreflight(request)) {
+        label = "preflight";
+        response = preflightResponse(origin);
+      } else {
+        const special = healthResponse(ctx, request, facts.pathname) ?? docs(request, facts.pathname) ??
+          (facts.pathname === "/metrics" ? metrics(request, info.remoteAddr) : null);
+        if (special !== null) label = facts.pathname === "/" ? "root" : facts.pathname.slice(1);
+        response = await (special ?? manage(request, facts));
+      }
     } catch (error) {
       response = errorResponse(error);
     }
     response.headers.set("x-request-id", requestId);
+    if (origin !== null) allowOrigin(response, origin);
     const ms = performance.now() - started;
     const action = label ?? facts.action ?? "unknown";
     ctx.metrics.observeRequest(action, response.status, ms / 1000);

@@ -23,7 +23,7 @@ export interface LogSink {
 /** One answered request. Never the key, the body or a document text. */
 export interface RequestLogEntry {
   requestId: string;
-  /** The action, or `healthz`, `readyz`, `metrics`, `unknown`. */
+  /** The action, or `healthz`, `readyz`, `metrics`, `root`, `openapi.json`, `preflight`, `unknown`. */
   action: string;
   project?: string | undefined;
   index?: string | undefined;
