@@ -7,7 +7,7 @@ const encoder = new TextEncoder();
 /** Makes a new random key with 256 bits of entropy. */
 export function generateProjectKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return `qk_${btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")}`;
+  return `qk_${bytes.toBase64({ alphabet: "base64url", omitPadding: true })}`;
 }
 
 /** The hex SHA-256 hash under which a key is stored. */
