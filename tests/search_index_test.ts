@@ -209,6 +209,32 @@ Deno.test("above the exact-scan size, graph candidates keep recall@10 at 0.95 or
   assert.ok(found / 500 >= 0.95, `recall@10 ${found / 500}`);
 });
 
+Deno.test("above the exact-scan size, hybrid pages agree with one big query and with an exact scan", async () => {
+  const next = random(8);
+  const words = ["storm", "river", "apple", "stone", "cloud", "field", "light", "ocean"];
+  const centers = Array.from({ length: 50 }, () => Float32Array.from({ length: 32 }, () => next() - 0.5));
+  const docs = Array.from({ length: EXACT_SEARCH_MAX_DOCS * 2 }, (_, i) => {
+    const vector = Float32Array.from(centers[i % 50]!, (value) => value + (next() - 0.5) * 0.6);
+    const text = Array.from({ length: 3 + (i % 5) }, () => words[Math.floor(next() * words.length)]).join(" ");
+    return change(`h${i}`, { text, hash: "", vector });
+  });
+  const graphed = new SearchIndex({ revision: 1, graphs: await loadAnnGraphs() });
+  const scanned = new SearchIndex({ revision: 1 });
+  graphed.apply(docs);
+  scanned.apply(docs);
+  let agreeing = 0;
+  for (let q = 0; q < 10; q++) {
+    const vector = Float32Array.from(centers[q]!, (value) => value + (next() - 0.5) * 0.6);
+    const query = { mode: "hybrid" as const, text: `${words[q % 8]} ${words[(q + 3) % 8]}`, vector };
+    const whole = graphed.search({ ...query, offset: 0, limit: 100 }).hits;
+    const pages = [0, 20, 40, 60, 80].flatMap((offset) => graphed.search({ ...query, offset, limit: 20 }).hits);
+    assert.deepEqual(pages, whole, `query ${q}: five pages of 20 are one page of 100`);
+    const exact = scanned.search({ ...query, offset: 0, limit: 10 }).hits.map((hit) => hit.id);
+    if (whole.slice(0, 10).every((hit, i) => hit.id === exact[i])) agreeing++;
+  }
+  assert.ok(agreeing >= 9, `the graph's top 10 equals the exact scan's in ${agreeing} of 10 queries`);
+});
+
 Deno.test("rankPage returns the same pages as a full sort, ties broken by id", () => {
   const next = random(3);
   const ids = Array.from({ length: 500 }, (_, i) => `id${(i * 7919) % 500}`);

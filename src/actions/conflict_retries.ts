@@ -1,6 +1,7 @@
 /** Optimistic writes: read, compute, commit with a check, and try again when another writer got there first. */
 import { ApiError } from "../http/api_error.ts";
 import type { Metrics } from "../observability/metrics.ts";
+import { isStoreBusy } from "../storage/store_busy.ts";
 
 /** Attempts before a write gives up; conflicts only come from other processes sharing the store. */
 const MAX_ATTEMPTS = 8;
@@ -12,12 +13,15 @@ export interface ConflictTarget {
 }
 
 /**
- * Runs `attempt` until it returns a value; `undefined` means its commit lost a race. After the last attempt it throws
- * 409 for the index.
+ * Runs `attempt` until it returns a value; `undefined` means its commit lost a race, and so does a store whose lock
+ * another process holds. After the last attempt it throws 409 for the index.
  */
 export async function retryOnConflict<T>(target: ConflictTarget, attempt: () => Promise<T | undefined>): Promise<T> {
   for (let i = 0; i < MAX_ATTEMPTS; i++) {
-    const result = await attempt();
+    const result = await attempt().catch((error) => {
+      if (isStoreBusy(error)) return undefined;
+      throw error;
+    });
     if (result !== undefined) return result;
     const retried = i + 1 < MAX_ATTEMPTS;
     target.metrics.countConflict(retried);

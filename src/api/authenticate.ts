@@ -2,7 +2,8 @@
 import type { RecordCache } from "../storage/record_cache.ts";
 import { projectKey } from "../storage/kv_keys.ts";
 import { ApiError } from "../http/api_error.ts";
-import { PROJECT_ID_PATTERN, type ProjectRecord } from "../projects/project_store.ts";
+import type { ProjectRecord } from "../projects/project_store.ts";
+import { PROJECT_ID_PATTERN } from "../projects/project_id.ts";
 import { verifyProjectKey } from "../projects/project_keys.ts";
 
 /** Authentication failures since the process started, counted and logged (never with the key). */

@@ -32,6 +32,7 @@ const MANAGE_ERROR_STATUSES: Record<string, string> = {
     "field (the message names field and element), or an unknown modelId",
   "403": "The x-project-key is not the key of that project",
   "404": "The project does not exist, or the index is unknown",
+  "405": "A method other than POST; the Allow header says POST",
   "408": "The body took longer than BODY_TIMEOUT_MS to arrive",
   "409": "The index name is taken, a queued write is still running, the index's model version is no longer " +
     "served, or concurrent writers kept winning the race (retry)",
@@ -39,7 +40,11 @@ const MANAGE_ERROR_STATUSES: Record<string, string> = {
   "415": 'Content-Type is not "application/json"',
   "429": "The project has PROJECT_MAX_CONCURRENCY requests in flight; retry after Retry-After seconds",
   "500": "Embedding or storage failed; the message says only what failed",
+  "503": "Another process sharing the store held its lock past every retry; retry after Retry-After seconds",
 };
+
+/** The header that ties every response to its request and its log line. */
+const REQUEST_ID_HEADER = "x-request-id";
 
 /** Named response schemas, as they appear under `components.schemas`. */
 const RESPONSE_COMPONENTS = new Map<z.ZodType, string>([
@@ -122,16 +127,20 @@ function jsonContent(schema: Json): Json {
   return { "application/json": { schema } };
 }
 
+const requestIdRef = { $ref: "#/components/headers/RequestId" };
+
 function errorResponses(): Record<string, Json> {
   return Object.fromEntries(
     Object.entries(MANAGE_ERROR_STATUSES).map(([status, description]) => {
-      const response: Json = { description, content: jsonContent(schemaRef("Error")) };
-      if (status === "429") {
-        response.headers = {
-          "retry-after": { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 1 } },
+      const headers: Json = { [REQUEST_ID_HEADER]: requestIdRef };
+      if (status === "429" || status === "503") {
+        headers["retry-after"] = {
+          description: "Seconds to wait before retrying",
+          schema: { type: "integer", minimum: 1 },
         };
       }
-      return [status, response];
+      if (status === "405") headers.allow = { description: "POST", schema: { type: "string" } };
+      return [status, { description, headers, content: jsonContent(schemaRef("Error")) }];
     }),
   );
 }
@@ -176,12 +185,20 @@ export function openApiDocument(limits: Limits, version: string): Json {
             required: true,
             description: "The API version",
             schema: { type: "string", enum: ["v1"] },
+          }, {
+            name: REQUEST_ID_HEADER,
+            in: "header",
+            required: false,
+            description: "An id for this request, echoed in the response and the log line when it is 1-128 visible " +
+              "ASCII characters; otherwise the server makes one",
+            schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,128}$" },
           }],
           requestBody: { required: true, content: jsonContent(schemaRef("ManageRequest")) },
           responses: {
             "200": {
               description: "The action succeeded",
               headers: {
+                [REQUEST_ID_HEADER]: requestIdRef,
                 [NEXT_CURSOR_HEADER]: {
                   description: "listIndexes and getDocs with options.limit: the options.cursor of the next page; " +
                     "absent on the last page",
@@ -193,6 +210,7 @@ export function openApiDocument(limits: Limits, version: string): Json {
             "202": {
               description: "createIndex or addDocs with options.wait false: the write is queued; the index as " +
                 "getIndex now shows it",
+              headers: { [REQUEST_ID_HEADER]: requestIdRef },
               content: jsonContent(schemaRef("Index")),
             },
             ...errorResponses(),
@@ -211,10 +229,33 @@ export function openApiDocument(limits: Limits, version: string): Json {
       "/readyz": getOperation("Readiness: the store answers and the default model loads", "Readiness", {
         "503": { description: "A part did not answer within 2 s", content: jsonContent(schemaRef("Readiness")) },
       }),
+      "/metrics": {
+        get: {
+          summary: "Prometheus metrics: requests, latencies, embedding, indexes and docs per project, KV conflicts",
+          description: "Open to loopback clients only, unless METRICS_TOKEN is set: then every client needs it as a " +
+            "bearer token. Other clients get 404.",
+          security: [{}, { metricsToken: [] }],
+          responses: {
+            "200": {
+              description: "Prometheus text exposition format 0.0.4",
+              content: { "text/plain": { schema: { type: "string" } } },
+            },
+            "401": { description: "METRICS_TOKEN is set and the bearer token is missing or wrong" },
+            "404": { description: "Not a loopback client, and no METRICS_TOKEN is set" },
+          },
+        },
+      },
     },
     components: {
       schemas: componentSchemas(limits),
+      headers: {
+        RequestId: {
+          description: "The request's x-request-id when usable, otherwise one the server made; also in the log line",
+          schema: { type: "string" },
+        },
+      },
       securitySchemes: {
+        metricsToken: { type: "http", scheme: "bearer", description: "METRICS_TOKEN, for GET /metrics" },
         projectKey: {
           type: "apiKey",
           in: "header",

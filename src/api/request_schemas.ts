@@ -1,6 +1,7 @@
 /** The zod schemas of every action's request body, built for the configured limits. */
 import { z } from "zod";
 import { FilterSyntaxError, parseFilter } from "../search/metadata_filter.ts";
+import { PROJECT_ID_PATTERN } from "../projects/project_id.ts";
 
 /** Limits that request validation enforces. */
 export interface Limits {
@@ -142,10 +143,15 @@ const filterSchema = z.unknown().transform((value, ctx) => {
   description: "A Mongo-style predicate over metadata: $eq, $ne, $gt(e), $lt(e), $in, $nin, $exists, $and, $or",
 });
 
+/** Checked by authentication before the schema (an id of no possible project is 404), and described here. */
+const projectIdSchema = z.string().regex(PROJECT_ID_PATTERN).describe(
+  "The project: 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit",
+);
+
 function searchSchema(limits: Limits) {
   return z.object({
     action: z.literal("search"),
-    projectId: z.string(),
+    projectId: projectIdSchema,
     indexName: indexNameSchema,
     query: z.string().refine((query) => byteLength(query) <= limits.maxDocTextBytes, {
       message: `must be at most ${limits.maxDocTextBytes} bytes`,
@@ -165,7 +171,7 @@ function searchSchema(limits: Limits) {
 
 /** Builds the schema of a request body, a union discriminated on `action`. */
 export function requestSchema(limits: Limits) {
-  const base = { projectId: z.string() };
+  const base = { projectId: projectIdSchema };
   const indexed = { ...base, indexName: indexNameSchema };
   return z.discriminatedUnion("action", [
     z.object({

@@ -1,4 +1,5 @@
 /** The one error type that carries an HTTP status, and its mapping to a JSON response. */
+import { isStoreBusy } from "../storage/store_busy.ts";
 
 /** Options of an {@link ApiError}: the cause, and headers for the response. */
 export interface ApiErrorOptions extends ErrorOptions {
@@ -21,7 +22,7 @@ export class ApiError extends Error {
  * once, with its cause, and the response never carries a stack.
  */
 export function errorResponse(error: unknown, action?: string): Response {
-  const known = error instanceof ApiError ? error : undefined;
+  const known = error instanceof ApiError ? error : isStoreBusy(error) ? storeBusy(error) : undefined;
   const status = known?.status ?? 500;
   if (status >= 500) {
     console.error(`Request failed${action === undefined ? "" : ` (${action})`}:`, known?.cause ?? error);
@@ -29,4 +30,12 @@ export function errorResponse(error: unknown, action?: string): Response {
   const message = known?.message ?? "Internal server error";
   const body = action === undefined ? { error: message } : { error: message, action };
   return Response.json(body, { status, headers: known?.headers });
+}
+
+/** 503 for a store whose lock another process held past every retry: nothing broke, and a retry may succeed. */
+function storeBusy(cause: unknown): ApiError {
+  return new ApiError(503, "The store is busy with another process: retry shortly", {
+    cause,
+    headers: { "retry-after": "1" },
+  });
 }

@@ -1,5 +1,6 @@
 /** Projects in Deno KV: create, list, rotate a key, delete. */
 import { generateProjectKey, hashProjectKey } from "./project_keys.ts";
+import { PROJECT_ID_PATTERN } from "./project_id.ts";
 import { indexesPrefix, projectKey, projectsPrefix, trashKey } from "../storage/kv_keys.ts";
 import type { IndexRecord, TrashMarker } from "../storage/index_records.ts";
 
@@ -9,9 +10,6 @@ export interface ProjectRecord {
   keyHash: string;
   createdAt: string;
 }
-
-/** A project id: 1 to 128 letters, digits, `.`, `_` or `-`, starting with a letter or digit. */
-export const PROJECT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** Reads a project, or null when it does not exist. */
 export async function getProject(kv: Deno.Kv, projectId: string): Promise<ProjectRecord | null> {

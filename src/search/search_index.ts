@@ -172,29 +172,32 @@ export class SearchIndex {
     }
     if (query.vector === undefined) throw new TypeError(`A "${query.mode}" search needs the query vector`);
     this.#vectors.checkDims(query.vector);
-    const candidates = this.#candidateCount(query, keep);
+    // Hybrid ranks a pool of the nearest documents and the best BM25 matches, the same pool for every page within
+    // its first `pool` hits, so that paging agrees with one big query, and whether a scan or the graph found them.
+    const pool = Math.max(MIN_ANN_CANDIDATES, query.offset + query.limit);
+    const wanted = query.mode === "vector" ? query.offset + query.limit : pool;
+    const candidates = this.#candidateCount(wanted, keep);
     const vector = candidates === undefined
       ? this.#vectors.scores(query.vector, this.#occupiedSlots(keep))
       : this.#vectors.scores(query.vector, this.#graphCandidates(query.vector, candidates));
     const total = candidates === undefined ? vector.slots.length : this.size;
     if (query.mode === "vector") return { hits: this.#rank(vector, query), total };
-    // Hybrid: fuse over every vector candidate and the best full-text candidates, each with both scores.
-    let text = this.#text.scores(query.text, keep);
-    if (candidates !== undefined) text = this.#best(text, candidates);
-    const seen = new Set(vector.slots);
+    const nearest = this.#best(vector, pool);
+    const text = this.#best(this.#text.scores(query.text, keep), pool);
+    const seen = new Set(nearest.slots);
     const extra = this.#vectors.scores(query.vector, text.slots.filter((slot) => !seen.has(slot)));
     const bm25 = new Map(text.slots.map((slot, i) => [slot, text.scores[i]!]));
-    const slots = [...vector.slots, ...extra.slots];
-    const fused = fuseScores([...vector.scores, ...extra.scores], slots.map((slot) => bm25.get(slot) ?? 0));
+    const slots = [...nearest.slots, ...extra.slots];
+    const fused = fuseScores([...nearest.scores, ...extra.scores], slots.map((slot) => bm25.get(slot) ?? 0));
     return { hits: this.#rank({ slots, scores: fused }, query), total };
   }
 
   /**
-   * How many candidates to ask the graph for, or undefined to scan exactly: a small or filtered index is scanned,
-   * and so is a query whose page reaches too deep for the graph to serve.
+   * How many candidates to ask the graph for to find the `wanted` nearest, or undefined to scan exactly: a small or
+   * filtered index is scanned, and so is a query that reaches too deep for the graph to serve.
    */
-  #candidateCount(query: SearchQuery, keep?: (slot: number) => boolean): number | undefined {
-    const candidates = Math.max(MIN_ANN_CANDIDATES, (query.offset + query.limit) * ANN_OVERSAMPLING);
+  #candidateCount(wanted: number, keep?: (slot: number) => boolean): number | undefined {
+    const candidates = Math.max(MIN_ANN_CANDIDATES, wanted * ANN_OVERSAMPLING);
     const useGraph = keep === undefined && this.#ann !== undefined && this.size > EXACT_SEARCH_MAX_DOCS &&
       candidates < this.size / 2;
     return useGraph ? candidates : undefined;
