@@ -6,7 +6,7 @@ import { type Config, CONFIG_HELP, parseConfig } from "./src/config.ts";
 import { openKvStore } from "./src/kv_store.ts";
 import { Embedder } from "./src/embedding/embedder.ts";
 import { BUILT_IN_MODELS, readModelRegistry } from "./src/embedding/model_registry.ts";
-import { PROJECT_USAGE, runProjectCommand } from "./src/cli/project_command.ts";
+import { PROJECT_COMMANDS, runProjectCommand } from "./src/cli/project_command.ts";
 import { DEFAULT_PROJECT_ID, startService } from "./src/server.ts";
 
 function printHelp(): void {
@@ -14,7 +14,7 @@ function printHelp(): void {
   console.log(
     "quire: document indexes behind POST /manage\n\nUsage:\n  main.ts            serve\n  main.ts project …  manage projects\n",
   );
-  console.log(PROJECT_USAGE);
+  console.log(`Project commands:\n${PROJECT_COMMANDS}`);
   console.log("\nEnvironment variables:");
   for (const [name, help] of Object.entries(CONFIG_HELP)) console.log(`  ${name.padEnd(width)}  ${help}`);
 }

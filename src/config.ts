@@ -5,14 +5,33 @@ import { EMBEDDING_BACKENDS, type EmbeddingBackend } from "./embedding/transform
 
 const MIB = 1024 * 1024;
 
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** A whole number written in plain decimal digits, as an operator means it: not `0x1F90`, `1e3` or ` 5`. */
+const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.string().regex(/^\d+$/, "expected a whole number in decimal digits").transform(Number)
+    .pipe(z.number().min(min, `expected at least ${min}`).max(max, `expected at most ${max}`));
+
+const positiveInt = (fallback: number) => wholeNumber(1).default(fallback);
+
+/** `*`, `none`, or origins (`scheme://host[:port]`) separated by commas. */
+const corsOrigins = z.string().refine(
+  (value) => value === "*" || value === "none" || value.split(",").every((origin) => isOrigin(origin.trim())),
+  "use *, none, or origins such as https://app.example separated by commas",
+);
+
+function isOrigin(value: string): boolean {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}
 
 const booleanFlag = (fallback: boolean) =>
   z.enum(["true", "false", "1", "0"]).default(fallback ? "true" : "false").transform((v) => v === "true" || v === "1");
 
 const configSchema = z.object({
   HOSTNAME: z.string().min(1).default("0.0.0.0"),
-  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  PORT: wholeNumber(0, 65535).default(8000),
   DENO_KV_PATH: z.string().min(1).optional(),
   MODELS_FILE: z.string().min(1).optional(),
   MODEL_CACHE_DIR: z.string().min(1).default("./data/models"),
@@ -24,14 +43,13 @@ const configSchema = z.object({
   MAX_DOC_TEXT_BYTES: positiveInt(256 * 1024),
   MAX_METADATA_BYTES: positiveInt(16 * 1024),
   SEARCH_CACHE_INDEXES: positiveInt(64),
-  METADATA_CACHE_MS: z.coerce.number().int().min(0).default(250),
+  METADATA_CACHE_MS: wholeNumber(0).default(250),
   BODY_TIMEOUT_MS: positiveInt(10_000),
   PROJECT_MAX_CONCURRENCY: positiveInt(64),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
   LOG_REQUESTS: booleanFlag(true),
   METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{16,512}$/, "use 16-512 visible ASCII characters").optional(),
-  CORS_ORIGINS: z.string().regex(/^(\*|none|[^,\s]+(\s*,\s*[^,\s]+)*)$/, "use *, none, or origins separated by commas")
-    .default("*"),
+  CORS_ORIGINS: corsOrigins.default("*"),
 });
 
 /**
@@ -55,7 +73,8 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
     "native (onnxruntime-node, HNSW via USearch) or wasm (onnxruntime-web, exact vector scan, no FFI, no disk writes " +
     "but the store) (default native; wasm on Deno Deploy)",
   MAX_BODY_BYTES: "Largest request body in bytes (default 33554432)",
-  MAX_DOCS_PER_REQUEST: "Most documents in one createIndex or addDocs (default 10000)",
+  MAX_DOCS_PER_REQUEST:
+    "Most documents in one createIndex or addDocs, ids in one deleteDocs or getDocs, items on a page (default 10000)",
   MAX_DOC_ID_BYTES: "Longest document id in UTF-8 bytes (default 512)",
   MAX_DOC_TEXT_BYTES: "Longest document text in UTF-8 bytes (default 262144)",
   MAX_METADATA_BYTES: "Largest document metadata as JSON, in UTF-8 bytes (default 16384)",
@@ -80,7 +99,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   );
   const result = configSchema.safeParse(picked);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => `Invalid ${issue.path.join(".")}: ${issue.message}`);
+    const lines = result.error.issues.map((issue) => {
+      const name = String(issue.path[0]);
+      const value = name === "METRICS_TOKEN" ? "" : ` ${JSON.stringify(picked[name])}`;
+      return `Invalid ${name}${value}: ${issue.message}`;
+    });
     throw new Error(lines.join("\n"));
   }
   const onDeploy = env.DENO_DEPLOY === "true";

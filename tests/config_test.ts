@@ -23,7 +23,7 @@ Deno.test("on Deno Deploy the store is the app's database and models run on WebA
   assert.equal(config.DENO_KV_PATH, undefined);
   assert.equal(config.EMBEDDING_BACKEND, "wasm");
   assert.equal(parseConfig({ DENO_DEPLOY: "true", EMBEDDING_BACKEND: "native" }).EMBEDDING_BACKEND, "native");
-  assert.throws(() => parseConfig({ EMBEDDING_BACKEND: "gpu" }), /Invalid EMBEDDING_BACKEND: .*"native"\|"wasm"/);
+  assert.throws(() => parseConfig({ EMBEDDING_BACKEND: "gpu" }), /Invalid EMBEDDING_BACKEND "gpu": .*"native"\|"wasm"/);
 });
 
 Deno.test("values are parsed and bad ones are reported one line each", () => {
@@ -36,11 +36,27 @@ Deno.test("values are parsed and bad ones are reported one line each", () => {
     (error: Error) => {
       const lines = error.message.split("\n");
       assert.equal(lines.length, 2);
-      assert.match(lines[0]!, /^Invalid PORT/);
-      assert.match(lines[1]!, /^Invalid MAX_DOCS_PER_REQUEST/);
+      assert.equal(lines[0], 'Invalid PORT "http": expected a whole number in decimal digits');
+      assert.equal(lines[1], 'Invalid MAX_DOCS_PER_REQUEST "-1": expected a whole number in decimal digits');
       return true;
     },
   );
+  for (
+    const [name, bad] of [["PORT", "0x1F90"], ["PORT", "70000"], ["BODY_TIMEOUT_MS", "1e3"], ["MAX_BODY_BYTES", " 5"]]
+  ) {
+    assert.throws(() => parseConfig({ [name!]: bad }), new RegExp(`^Error: Invalid ${name} `), `${name}=${bad}`);
+  }
+  assert.throws(() => parseConfig({ PROJECT_MAX_CONCURRENCY: "0" }), /expected at least 1/);
+});
+
+Deno.test("CORS_ORIGINS is *, none, or a list of origins", () => {
+  assert.equal(parseConfig({}).CORS_ORIGINS, "*");
+  for (const good of ["none", "https://a.example", "https://a.example, http://localhost:3000"]) {
+    assert.equal(parseConfig({ CORS_ORIGINS: good }).CORS_ORIGINS, good);
+  }
+  for (const bad of ["not-an-origin", "https://a.example/path", "https://a.example,", "*, https://a.example"]) {
+    assert.throws(() => parseConfig({ CORS_ORIGINS: bad }), /^Error: Invalid CORS_ORIGINS /, bad);
+  }
 });
 
 Deno.test("the request log is on unless LOG_REQUESTS is false, and METRICS_TOKEN must be 16-512 visible characters", () => {

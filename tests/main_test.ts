@@ -91,5 +91,5 @@ Deno.test("--help prints every configuration variable, and a bad variable stops 
   for (const name of Object.keys(CONFIG_HELP)) assert.match(text, new RegExp(`\\b${name}\\b`));
   const bad = await runCli({ ...await serverEnvironment(), PORT: "many" });
   assert.equal(bad.code, 1);
-  assert.match(new TextDecoder().decode(bad.stderr), /^Invalid PORT: /);
+  assert.match(new TextDecoder().decode(bad.stderr), /^Invalid PORT "many": /);
 });

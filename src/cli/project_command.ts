@@ -1,12 +1,15 @@
-/** `cli project …`: manage projects and their keys against the store, while the server is stopped. */
+/** `cli project …`: manage projects and their keys; a running server sees a change within METADATA_CACHE_MS. */
 import { createProject, deleteProject, listProjects, rotateProjectKey } from "../projects/project_store.ts";
 
-/** The usage text of the project commands. */
-export const PROJECT_USAGE = `Usage:
-  project create <projectId>      create a project; prints {"projectId","key"} once
+/** The project commands, one per line. */
+export const PROJECT_COMMANDS = `  project create <projectId>      create a project; prints {"projectId","key"} once
   project list                    list projects (ids and creation times, never keys)
-  project rotate-key <projectId>  replace a project's key; the old key stops working at once
+  project rotate-key <projectId>  replace a project's key; a running server refuses the old one within
+                                  METADATA_CACHE_MS
   project delete <projectId>      delete a project and all its indexes`;
+
+/** The usage text of the project commands. */
+export const PROJECT_USAGE = `Usage:\n${PROJECT_COMMANDS}`;
 
 /** What a command printed, and its exit code. */
 export interface CommandResult {
