@@ -11,7 +11,7 @@ import type { DocChange } from "../storage/doc_records.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
 import type { AnnIndex } from "./ann_index.ts";
 import type { MetadataFilter } from "./metadata_filter.ts";
-import { fuseScores } from "./hybrid_fusion.ts";
+import { fuseScores, fusionScale } from "./hybrid_fusion.ts";
 import { type Page, rankPage } from "./ranking.ts";
 import { TextIndex } from "./text_index.ts";
 import { type SlotScores, VectorStore } from "./vector_store.ts";
@@ -31,6 +31,13 @@ const MAX_PENDING_GRAPH_INSERTS = 512;
 /** Candidates the graph proposes per hit wanted (at least {@link MIN_ANN_CANDIDATES}), rescored exactly. */
 const ANN_OVERSAMPLING = 4;
 const MIN_ANN_CANDIDATES = 200;
+/** Hybrid scales its two parts over this many nearest documents and this many best BM25 matches. */
+const HYBRID_POOL = 200;
+/**
+ * Where the graph proposes the nearest documents, hybrid also scores this many best BM25 matches exactly (about 1 ms
+ * for 384-d vectors), so that a strong text match with a middling vector is not missed.
+ */
+const HYBRID_TEXT_CANDIDATES = 2000;
 
 /** A query against a {@link SearchIndex}; `vector` is the query embedded with the index's model. */
 export interface SearchQuery {
@@ -172,23 +179,31 @@ export class SearchIndex {
     }
     if (query.vector === undefined) throw new TypeError(`A "${query.mode}" search needs the query vector`);
     this.#vectors.checkDims(query.vector);
-    // Hybrid ranks a pool of the nearest documents and the best BM25 matches, the same pool for every page within
-    // its first `pool` hits, so that paging agrees with one big query, and whether a scan or the graph found them.
-    const pool = Math.max(MIN_ANN_CANDIDATES, query.offset + query.limit);
-    const wanted = query.mode === "vector" ? query.offset + query.limit : pool;
-    const candidates = this.#candidateCount(wanted, keep);
+    const wanted = query.offset + query.limit;
+    // Hybrid needs the pool's nearest documents even for a short page.
+    const candidates = this.#candidateCount(query.mode === "vector" ? wanted : Math.max(HYBRID_POOL, wanted), keep);
     const vector = candidates === undefined
       ? this.#vectors.scores(query.vector, this.#occupiedSlots(keep))
       : this.#vectors.scores(query.vector, this.#graphCandidates(query.vector, candidates));
     const total = candidates === undefined ? vector.slots.length : this.size;
     if (query.mode === "vector") return { hits: this.#rank(vector, query), total };
-    const nearest = this.#best(vector, pool);
-    const text = this.#best(this.#text.scores(query.text, keep), pool);
-    const seen = new Set(nearest.slots);
-    const extra = this.#vectors.scores(query.vector, text.slots.filter((slot) => !seen.has(slot)));
+    // Hybrid: every scored document is a candidate, and so are the best BM25 matches (a scan scored them all). The
+    // scale comes from the pool, so a document scores the same on every page, found by the graph or by a scan.
+    const textScores = this.#text.scores(query.text, keep);
+    const text = candidates === undefined
+      ? textScores
+      : this.#best(textScores, Math.max(HYBRID_TEXT_CANDIDATES, wanted));
+    const cosines = new Map(vector.slots.map((slot, i) => [slot, vector.scores[i]!]));
+    const missing = text.slots.filter((slot) => !cosines.has(slot));
+    const extra = this.#vectors.scores(query.vector, missing);
+    extra.slots.forEach((slot, i) => cosines.set(slot, extra.scores[i]!));
+    const nearest = this.#best(vector, HYBRID_POOL).slots;
+    const bestText = this.#best(textScores, HYBRID_POOL);
+    const pool = [...nearest, ...bestText.slots].map((slot) => cosines.get(slot)!);
+    const scale = fusionScale(pool, bestText.scores[0] ?? 0);
     const bm25 = new Map(text.slots.map((slot, i) => [slot, text.scores[i]!]));
-    const slots = [...nearest.slots, ...extra.slots];
-    const fused = fuseScores([...nearest.scores, ...extra.scores], slots.map((slot) => bm25.get(slot) ?? 0));
+    const slots = [...cosines.keys()];
+    const fused = fuseScores(slots.map((slot) => cosines.get(slot)!), slots.map((slot) => bm25.get(slot) ?? 0), scale);
     return { hits: this.#rank({ slots, scores: fused }, query), total };
   }
 
