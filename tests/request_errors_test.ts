@@ -61,6 +61,31 @@ Deno.test("a body over MAX_BODY_BYTES is 413, also when streamed without a lengt
   }
 });
 
+Deno.test("a body cut short, or with broken chunks, is 400 with a JSON error, not a 500", async () => {
+  const server = await startTestServer();
+  const { port } = new URL(server.url);
+  const head = (framing: string) =>
+    `POST /manage HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-service-version: v1\r\n${framing}\r\n\r\n`;
+  const cases = [
+    head("content-length: 1000") + '{"action":',
+    head("transfer-encoding: chunked") + '5\r\n{"act',
+    head("transfer-encoding: chunked") + "zz\r\n{}\r\n0\r\n\r\n",
+  ];
+  try {
+    for (const request of cases) {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
+      await conn.write(new TextEncoder().encode(request));
+      await conn.closeWrite();
+      const answer = new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
+      const status = Number(answer.split(" ")[1]);
+      assert.ok(status === 400 || answer === "", `a 400 or no answer for ${JSON.stringify(request)}: ${answer}`);
+      if (status === 400 && answer.includes("application/json")) assert.match(answer, /"error":/);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("x-service-version must be v1, and the error says so", async () => {
   const server = await startTestServer();
   try {

@@ -218,6 +218,20 @@ Deno.test("garbage collection removes what killed writers left in a live index, 
   assert.equal(await countKeys(kv, ["snapshot_chunks", index.id]), 1, "the current snapshot stays");
 });
 
+Deno.test("garbage collection removes abandoned job documents of an index whose record was never committed", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const live = record();
+  assert.ok(await createIndexRecord(kv, live, []));
+  const old = newTimedId(Date.now() - 2 * ABANDONED_AFTER_MS);
+  const young = newTimedId();
+  // A wait: false createIndex killed between staging its documents and committing its record.
+  await kv.set(["jobs", "never-committed", old, 0], new Uint8Array(8));
+  await kv.set(["jobs", "still-staging", young, 0], new Uint8Array(8));
+  await collectGarbage(kv);
+  assert.equal(await countKeys(kv, ["jobs", "never-committed"]), 0, "abandoned: collected");
+  assert.equal(await countKeys(kv, ["jobs", "still-staging"]), 1, "young: may still be on its way");
+});
+
 Deno.test("every write logs its changes, inline or as a staged batch, until a snapshot covers them", async () => {
   using kv = await Deno.openKv(":memory:");
   const index = record();

@@ -12,32 +12,20 @@ export interface BodyLimits {
 }
 
 /**
- * Reads and parses the body: 413 past `maxBytes`, 408 when it takes longer than `timeoutMs`, 400 for bad UTF-8, bad
- * JSON, or JSON that is not an object.
+ * Reads and parses the body: 413 past `maxBytes`, 408 when it takes longer than `timeoutMs`, 400 for a body cut short
+ * or malformed, bad UTF-8, bad JSON, or JSON that is not an object.
  */
 export async function readJsonObject(request: Request, limits: BodyLimits): Promise<Record<string, unknown>> {
   const { maxBytes } = limits;
-  const tooLarge = () => new ApiError(413, `Request body is larger than the limit of ${maxBytes} bytes`);
   const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (declared > maxBytes) throw tooLarge();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const deadline = Date.now() + limits.timeoutMs;
-  if (declared <= maxBytes) {
-    // The server holds a body to its declared length, so it can be read whole.
-    chunks.push(new Uint8Array(await beforeDeadline(request.arrayBuffer(), deadline)));
-  } else if (request.body !== null) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await readBefore(reader, deadline);
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel();
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  let chunks: Uint8Array[];
+  try {
+    chunks = await readBody(request, declared, limits);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    // The connection ended before the body did, or the body broke HTTP's framing.
+    throw new ApiError(400, "Request body could not be read: it ended early or was malformed", { cause: error });
   }
   let text: string;
   try {
@@ -55,6 +43,34 @@ export async function readJsonObject(request: Request, limits: BodyLimits): Prom
     throw new ApiError(400, "Request body must be a JSON object");
   }
   return json as Record<string, unknown>;
+}
+
+/** The body's bytes: whole when its length is declared, else chunk by chunk up to the limit. */
+async function readBody(request: Request, declared: number, limits: BodyLimits): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const deadline = Date.now() + limits.timeoutMs;
+  if (declared <= limits.maxBytes) {
+    // The server holds a body to its declared length, so it can be read whole.
+    chunks.push(new Uint8Array(await beforeDeadline(request.arrayBuffer(), deadline)));
+  } else if (request.body !== null) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await readBefore(reader, deadline);
+      if (done) break;
+      total += value.byteLength;
+      if (total > limits.maxBytes) {
+        await reader.cancel();
+        throw tooLarge(limits.maxBytes);
+      }
+      chunks.push(value);
+    }
+  }
+  return chunks;
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(413, `Request body is larger than the limit of ${maxBytes} bytes`);
 }
 
 /** One read of the body, or 408 (and the body cancelled) once the deadline has passed. */

@@ -38,10 +38,27 @@ export async function collectGarbage(kv: Deno.Kv, now = Date.now()): Promise<num
     await collectIndexData(kv, entry.key[1] as string);
     collected++;
   }
+  const liveIds = new Set<string>();
   for await (const entry of kv.list<IndexRecord>({ prefix: indexesPrefix() })) {
+    liveIds.add(entry.value.id);
     await collectLeftovers(kv, entry.value, now);
   }
+  await collectStrayJobs(kv, liveIds, now);
   return collected;
+}
+
+/**
+ * Deletes the abandoned job documents of index ids that no record names: a `wait: false` createIndex stages its
+ * documents under a fresh index id before the commit that creates the record, and a process killed in between leaves
+ * them to nobody.
+ */
+async function collectStrayJobs(kv: Deno.Kv, liveIds: ReadonlySet<string>, now: number): Promise<void> {
+  const stray = new Map<string, readonly [string, string]>();
+  for await (const { key } of kv.list({ prefix: jobPrefix() })) {
+    const [, indexId, jobId] = key as [string, string, string];
+    if (!liveIds.has(indexId) && isAbandoned(jobId, now)) stray.set(`${indexId}/${jobId}`, [indexId, jobId]);
+  }
+  await deleteTrees(kv, [...stray.values()].map(([indexId, jobId]) => jobPrefix(indexId, jobId)));
 }
 
 /** Deletes what killed writers left inside one live index. */
@@ -65,7 +82,7 @@ async function collectLeftovers(kv: Deno.Kv, record: IndexRecord, now: number): 
 /** Deletes the abandoned groups under `prefix` (keyed by the id after it) that `isNamed` does not keep. */
 async function deleteUnnamed(
   kv: Deno.Kv,
-  prefix: readonly string[],
+  prefix: Deno.KvKey,
   isNamed: (id: string) => boolean,
   now: number,
 ): Promise<void> {

@@ -55,9 +55,10 @@ export function jobChunkKey(indexId: string, jobId: string, seq: number) {
   return ["jobs", indexId, jobId, seq] as const;
 }
 
-/** The prefix of the staged documents of an index's queued writes, or of one of them. */
-export function jobPrefix(indexId: string, jobId?: string) {
-  return jobId === undefined ? ["jobs", indexId] as const : ["jobs", indexId, jobId] as const;
+/** The prefix of the staged documents of an index's queued writes, of one of them, or of every index's. */
+export function jobPrefix(indexId?: string, jobId?: string): Deno.KvKey {
+  if (indexId === undefined) return ["jobs"];
+  return jobId === undefined ? ["jobs", indexId] : ["jobs", indexId, jobId];
 }
 
 /** The pointer to an index's current snapshot. */
