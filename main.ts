@@ -2,7 +2,7 @@
  * quire: wiring only. `main.ts` serves `POST /manage`; `main.ts project …` manages projects; `main.ts --help` prints
  * the configuration table.
  */
-import { type Config, CONFIG_HELP, parseConfig } from "./src/config.ts";
+import { type Config, CONFIG_HELP, configFromEnvOrExit } from "./src/config.ts";
 import { openKvStore } from "./src/kv_store.ts";
 import { Embedder } from "./src/embedding/embedder.ts";
 import { BUILT_IN_MODELS, readModelRegistry } from "./src/embedding/model_registry.ts";
@@ -50,13 +50,7 @@ if (import.meta.main) {
     printHelp();
     Deno.exit(0);
   }
-  let config: Config;
-  try {
-    config = parseConfig(Deno.env.toObject());
-  } catch (error) {
-    console.error((error as Error).message);
-    Deno.exit(1);
-  }
+  const config = configFromEnvOrExit();
   if (command === "project") {
     const kv = await openKvStore(config.DENO_KV_PATH);
     const result = await runProjectCommand(kv, rest);

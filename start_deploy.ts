@@ -5,7 +5,7 @@
  * SIGTERM are passed on.
  */
 import { dirname, resolve } from "node:path";
-import { type Config, parseConfig } from "./src/config.ts";
+import { configFromEnvOrExit } from "./src/config.ts";
 import { kvFilePath } from "./src/kv_store.ts";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
@@ -18,13 +18,7 @@ export function deployModeFlags(kvPath: string | undefined): string[] {
 }
 
 if (import.meta.main) {
-  let config: Config;
-  try {
-    config = parseConfig(Deno.env.toObject());
-  } catch (error) {
-    console.error((error as Error).message);
-    Deno.exit(1);
-  }
+  const config = configFromEnvOrExit();
   // The server may write the store file only, so its directory is made here.
   const file = kvFilePath(config.DENO_KV_PATH);
   if (file !== undefined) await Deno.mkdir(dirname(resolve(file)), { recursive: true });

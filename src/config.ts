@@ -114,6 +114,16 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   };
 }
 
+/** Parses the process's environment, or prints the bad values, one line each, and exits with code 1. */
+export function configFromEnvOrExit(): Config {
+  try {
+    return parseConfig(Deno.env.toObject());
+  } catch (error) {
+    console.error((error as Error).message);
+    Deno.exit(1);
+  }
+}
+
 /** The request limits of a configuration. */
 export function limitsOf(config: Config): Limits {
   return {
