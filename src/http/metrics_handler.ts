@@ -6,6 +6,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { ServiceContext } from "../context.ts";
 import { sha256Hex } from "../sha256_hex.ts";
 import { renderMetrics } from "../observability/metrics_exposition.ts";
+import { rejectUnlessGet } from "./get_only.ts";
 import { PROMETHEUS_CONTENT_TYPE } from "../observability/prometheus_text.ts";
 
 const encoder = new TextEncoder();
@@ -26,14 +27,8 @@ export function createMetricsHandler(ctx: ServiceContext, token: string | undefi
         headers: { "www-authenticate": 'Bearer realm="metrics"' },
       }));
     }
-    if (request.method !== "GET" && request.method !== "HEAD") {
-      return Promise.resolve(
-        Response.json({ error: `Method ${request.method} is not allowed: use GET` }, {
-          status: 405,
-          headers: { allow: "GET, HEAD" },
-        }),
-      );
-    }
+    const rejected = rejectUnlessGet(request);
+    if (rejected !== null) return Promise.resolve(rejected);
     return renderMetrics(ctx).then((text) =>
       new Response(request.method === "HEAD" ? null : text, { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } })
     );

@@ -53,12 +53,11 @@ export async function collectGarbage(kv: Deno.Kv, now = Date.now()): Promise<num
  * them to nobody.
  */
 async function collectStrayJobs(kv: Deno.Kv, liveIds: ReadonlySet<string>, now: number): Promise<void> {
-  const stray = new Map<string, readonly [string, string]>();
+  const strayIds = new Set<string>();
   for await (const { key } of kv.list({ prefix: jobPrefix() })) {
-    const [, indexId, jobId] = key as [string, string, string];
-    if (!liveIds.has(indexId) && isAbandoned(jobId, now)) stray.set(`${indexId}/${jobId}`, [indexId, jobId]);
+    if (!liveIds.has(key[1] as string)) strayIds.add(key[1] as string);
   }
-  await deleteTrees(kv, [...stray.values()].map(([indexId, jobId]) => jobPrefix(indexId, jobId)));
+  for (const indexId of strayIds) await deleteUnnamed(kv, jobPrefix(indexId), () => false, now);
 }
 
 /** Deletes what killed writers left inside one live index. */
@@ -87,7 +86,7 @@ async function deleteUnnamed(
   now: number,
 ): Promise<void> {
   const unnamed = new Set<string>();
-  for await (const entry of kv.list({ prefix: [...prefix] })) {
+  for await (const entry of kv.list({ prefix })) {
     const id = entry.key[prefix.length] as string;
     if (!isNamed(id) && isAbandoned(id, now)) unnamed.add(id);
   }
