@@ -3,7 +3,7 @@
  * the configuration table.
  */
 import { type Config, CONFIG_HELP, configFromEnvOrExit } from "./src/config.ts";
-import { openKvStore } from "./src/kv_store.ts";
+import { openKvStore } from "./src/storage/kv_store.ts";
 import { Embedder } from "./src/embedding/embedder.ts";
 import { BUILT_IN_MODELS, readModelRegistry } from "./src/embedding/model_registry.ts";
 import { PROJECT_COMMANDS, runProjectCommand } from "./src/cli/project_command.ts";

@@ -6,7 +6,7 @@
  */
 import { dirname, resolve } from "node:path";
 import { configFromEnvOrExit } from "./src/config.ts";
-import { kvFilePath } from "./src/kv_store.ts";
+import { kvFilePath } from "./src/storage/kv_store.ts";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
 

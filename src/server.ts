@@ -5,8 +5,7 @@ import type { Embedder } from "./embedding/embedder.ts";
 import { BackgroundTasks } from "./concurrency/background_tasks.ts";
 import { KeyedMutex } from "./concurrency/keyed_mutex.ts";
 import { loadAnnGraphs } from "./search/ann_graphs.ts";
-import { SearchIndexCache } from "./search/search_index_cache.ts";
-import { SnapshotScheduler } from "./search/snapshot_scheduler.ts";
+import { IndexStates } from "./index_state/index_states.ts";
 import { RecordCache } from "./storage/record_cache.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
 import { stopBodyWatchdog } from "./http/read_json_body.ts";
@@ -15,9 +14,10 @@ import { createServiceHandler } from "./http/service_handler.ts";
 import { corsPolicyOf } from "./http/cors.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { RequestLog } from "./observability/request_log.ts";
-import { isIndexJobMessage } from "./jobs/job_store.ts";
+import { listenForJobs } from "./storage/job_docs.ts";
 import { runIndexJob } from "./jobs/run_index_job.ts";
-import { createProject, listProjects } from "./projects/project_store.ts";
+import { createProject } from "./projects/project_store.ts";
+import { listProjects } from "./storage/project_records.ts";
 
 /** The project created on first start, so that a newcomer has a key at once. */
 export const DEFAULT_PROJECT_ID = "default";
@@ -54,30 +54,18 @@ export async function startService(
     if (key !== null) options.onDefaultProject?.(key);
   }
   const background = new BackgroundTasks();
-  const snapshots: SnapshotScheduler = new SnapshotScheduler(kv, background, () => searchIndexes);
-  const searchIndexes = new SearchIndexCache(kv, {
+  const indexStates = new IndexStates(kv, background, {
     capacity: config.SEARCH_CACHE_INDEXES,
     // USearch is native code: the wasm backend, which runs without FFI, scans vectors exactly instead.
     graphs: config.EMBEDDING_BACKEND === "native" ? await loadAnnGraphs() : undefined,
-    onLoad: (record, loaded) => {
-      snapshots.noteLoad({ projectId: record.projectId, indexName: record.name, indexId: record.id }, loaded);
-      if (loaded.index.pendingGraphInserts > 0) {
-        // After the search that caused the load has answered: one turn of the event loop later.
-        background.run(`graph inserts of ${record.id}`, async () => {
-          await new Promise((resolve) => setTimeout(resolve, 0));
-          loaded.index.flushGraph();
-        });
-      }
-    },
   });
   const context: ServiceContext = {
     kv,
     embedder,
     limits: limitsOf(config),
     indexLocks: new KeyedMutex(),
-    snapshots,
     records: new RecordCache(kv, config.METADATA_CACHE_MS),
-    searchIndexes,
+    indexStates,
     background,
     metrics: new Metrics(),
   };
@@ -85,10 +73,8 @@ export async function startService(
   // Warm the default model, so that the first search does not wait for it; a failure shows in /readyz instead.
   embedder.load(DEFAULT_MODEL_ID).catch(() => {});
   // Queued writes (`options.wait: false`); the listener ends when the store closes.
-  kv.listenQueue((message) => {
-    if (!isIndexJobMessage(message)) return;
-    return background.watch(runIndexJob(context, message));
-  }).catch((error) => console.error("The job queue listener stopped:", error));
+  listenForJobs(kv, (message) => background.watch(runIndexJob(context, message)))
+    .catch((error) => console.error("The job queue listener stopped:", error));
   const log = config.LOG_REQUESTS ? new RequestLog() : undefined;
   const handler = createServiceHandler(context, {
     maxBodyBytes: config.MAX_BODY_BYTES,

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { type Config, parseConfig } from "../src/config.ts";
 import { Embedder } from "../src/embedding/embedder.ts";
 import type { ModelRegistry } from "../src/embedding/model_registry.ts";
-import { openKvStore } from "../src/kv_store.ts";
+import { openKvStore } from "../src/storage/kv_store.ts";
 import { type RunningService, startService } from "../src/server.ts";
 import { TINY_BERT, writeBertModel } from "./_model.ts";
 

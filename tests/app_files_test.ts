@@ -1,6 +1,6 @@
 /** Unit: files shipped with the app are found in the working directory first, then beside `main.ts`. */
 import assert from "node:assert/strict";
-import { findAppFile } from "../src/app_files.ts";
+import { findAppFile } from "../src/util/app_files.ts";
 
 const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { random } from "./bench/_corpus.ts";
 import { serverEnvironment, type ServerProcess, startServerProcess } from "./_server_process.ts";
 import { findOrphans } from "./_kv_audit.ts";
-import { openKvStore } from "../src/kv_store.ts";
+import { openKvStore } from "../src/storage/kv_store.ts";
 import { collectGarbage } from "../src/storage/garbage_collector.ts";
 import { ABANDONED_AFTER_MS } from "../src/storage/timed_id.ts";
 

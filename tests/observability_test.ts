@@ -1,6 +1,6 @@
 /** End-to-end: request ids, the JSON request log on stdout, `/metrics` and who may read it. */
 import assert from "node:assert/strict";
-import { retryOnConflict } from "../src/actions/conflict_retries.ts";
+import { retryOnConflict } from "../src/writes/conflict_retries.ts";
 import { formatFamilies } from "../src/observability/prometheus_text.ts";
 import { RequestLog } from "../src/observability/request_log.ts";
 import { randomDoc, startTestServer } from "./_helpers.ts";

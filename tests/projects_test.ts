@@ -1,12 +1,19 @@
 /** Unit: project keys, the project store and the `project` CLI commands, over an in-memory KV. */
 import assert from "node:assert/strict";
 import { generateProjectKey, hashProjectKey, verifyProjectKey } from "../src/projects/project_keys.ts";
-import { createProject, getProject, listProjects } from "../src/projects/project_store.ts";
+import { createProject } from "../src/projects/project_store.ts";
+import { getProject, listProjects } from "../src/storage/project_records.ts";
 import { runProjectCommand } from "../src/cli/project_command.ts";
 import { RecordCache } from "../src/storage/record_cache.ts";
-import { authenticate } from "../src/api/authenticate.ts";
-import { ApiError } from "../src/http/api_error.ts";
+import { Authenticator } from "../src/projects/authenticate.ts";
+import { Metrics } from "../src/observability/metrics.ts";
+import { ApiError } from "../src/api/api_error.ts";
 import { indexKey, projectKey, trashKey } from "../src/storage/kv_keys.ts";
+
+/** Authenticates once through a fresh authenticator over `records`. */
+function authenticate(records: RecordCache, projectId: string, key: string | null): Promise<void> {
+  return new Authenticator(records, new Metrics()).authenticate(projectId, key);
+}
 
 Deno.test("project keys are random, long, and verified only against their own hash", () => {
   const keys = new Set(Array.from({ length: 100 }, generateProjectKey));

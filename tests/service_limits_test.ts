@@ -1,7 +1,6 @@
 /** End-to-end: health probes, the body read timeout, the per-project concurrency limit and auth failure counting. */
 import assert from "node:assert/strict";
 import { Embedder } from "../src/embedding/embedder.ts";
-import { authenticationFailures } from "../src/api/authenticate.ts";
 import { assertJsonError, startTestServer, testModels } from "./_helpers.ts";
 
 Deno.test("/healthz and /readyz answer without a key and reveal nothing more than what is unavailable", async () => {
@@ -96,6 +95,7 @@ Deno.test("authentication failures are counted and logged without the key", asyn
   const originalWarn = console.warn;
   console.warn = (...args: unknown[]) => logged.push(args.join(" "));
   try {
+    const authenticationFailures = () => server.service.context.metrics.authFailures();
     const before = authenticationFailures();
     await assertJsonError(await server.call({ action: "listIndexes" }, { "x-project-key": "qk_secret-guess" }), 403);
     await assertJsonError(await server.call({ action: "listIndexes", projectId: "ghost" }), 404);

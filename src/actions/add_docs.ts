@@ -1,32 +1,11 @@
 /** `addDocs`: upserts documents into an index, embedding only new or changed texts. */
-import { indexLockKey, type ServiceContext } from "../context.ts";
-import type { DocInput, RequestOf } from "../api/request_schemas.ts";
+import type { ServiceContext } from "../context.ts";
+import type { RequestOf } from "../api/request_schemas.ts";
 import type { AddDocsResult } from "../api/response_schemas.ts";
-import type { ActionReply } from "../http/action_reply.ts";
-import { type DocChange, readDocHeads, vectorOf } from "../storage/doc_records.ts";
-import { commitIndexChanges, type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
+import { ActionReply } from "../api/action_reply.ts";
+import { writeDocs } from "../writes/write_docs.ts";
 import { enqueueJob } from "../jobs/enqueue_job.ts";
-import { nextRevision } from "./next_revision.ts";
-import { indexNotFound } from "./index_not_found.ts";
-import { retryOnConflict } from "./conflict_retries.ts";
-import { noteCommittedWrite } from "./committed_write.ts";
-import { toStoredDocs } from "./stored_docs.ts";
-import { indexModelId } from "./index_model.ts";
-
-/** Documents to write into an index. */
-export interface DocWrite {
-  projectId: string;
-  indexName: string;
-  docs: DocInput[];
-  upsert: boolean;
-  /** The queued job this write finishes, if any; its record entry is cleared by the same commit. */
-  jobId?: string;
-  /** Hears how many of the documents to embed are embedded so far. */
-  onProgress?: (done: number, total: number) => Promise<void>;
-}
-
-/** Texts embedded per step of a write, between progress reports. */
-const EMBEDDING_STEP = 256;
+import { toIndexView } from "./index_view.ts";
 
 /** Adds or replaces documents; 404 if the index is unknown. With `options.wait: false`, 202 and a queued job. */
 export async function addDocs(
@@ -36,49 +15,8 @@ export async function addDocs(
   const { projectId, indexName, docs } = request;
   const upsert = request.options?.upsert ?? true;
   if (request.options?.wait === false) {
-    return await enqueueJob(ctx, { projectId, indexName, docs, upsert, kind: "add" });
+    const record = await enqueueJob(ctx, { projectId, indexName, docs, upsert, kind: "add" });
+    return ActionReply.json(toIndexView(record), { status: 202 });
   }
   return await writeDocs(ctx, { projectId, indexName, docs, upsert });
-}
-
-/**
- * Writes documents: embeds what is new first, outside the index's write lock, then commits under it. Retries when
- * another process wrote the index in between.
- */
-export async function writeDocs(ctx: ServiceContext, write: DocWrite): Promise<AddDocsResult> {
-  const { projectId, indexName, docs, upsert } = write;
-  const known = new Map<string, Float32Array>();
-  const first = await readSettledIndex(ctx.kv, projectId, indexName);
-  if (first.value === null) throw indexNotFound(indexName);
-  const modelId = indexModelId(ctx, first.value);
-  const firstHeads = await readDocHeads(ctx.kv, first.value.id, docs.map((doc) => doc.id));
-  for (const head of firstHeads.values()) known.set(head.hash, vectorOf(head));
-  const toEmbed = upsert ? docs : docs.filter((doc) => !firstHeads.has(doc.id));
-  for (let done = 0; done < toEmbed.length; done += EMBEDDING_STEP) {
-    await toStoredDocs(ctx, modelId, toEmbed.slice(done, done + EMBEDDING_STEP), known);
-    await write.onProgress?.(Math.min(done + EMBEDDING_STEP, toEmbed.length), toEmbed.length);
-  }
-  const target = { indexName, metrics: ctx.metrics };
-  return await ctx.indexLocks.run(indexLockKey(projectId, indexName), () =>
-    retryOnConflict(target, async () => {
-      const entry = await readSettledIndex(ctx.kv, projectId, indexName);
-      if (entry.value === null || entry.value.id !== first.value.id) throw indexNotFound(indexName);
-      const index = entry.value;
-      const heads = await readDocHeads(ctx.kv, index.id, docs.map((doc) => doc.id));
-      const written = upsert ? docs : docs.filter((doc) => !heads.has(doc.id));
-      const stored = await toStoredDocs(ctx, modelId, written, known);
-      const changes: DocChange[] = written.map((doc, i) => ({
-        id: doc.id,
-        doc: stored[i]!,
-        previousParts: heads.get(doc.id)?.parts ?? 0,
-      }));
-      const added = written.filter((doc) => !heads.has(doc.id)).length;
-      const next = nextRevision(index, { docDelta: added, jobId: write.jobId });
-      const logBytes = await commitIndexChanges(ctx.kv, entry as Deno.KvEntry<IndexRecord>, changes, next);
-      if (logBytes === null) return undefined;
-      noteCommittedWrite(ctx, { before: index, after: next, changes, logBytes });
-      const result: AddDocsResult = { added, updated: written.length - added };
-      if (!upsert) result.skipped = docs.length - written.length;
-      return result;
-    }));
 }

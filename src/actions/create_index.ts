@@ -1,13 +1,16 @@
 /** `createIndex`: a new index with its first documents, embedded and persisted. */
-import { indexLockKey, type ServiceContext } from "../context.ts";
+import type { ServiceContext } from "../context.ts";
 import type { RequestOf } from "../api/request_schemas.ts";
+import { ActionReply } from "../api/action_reply.ts";
+import { ApiError } from "../api/api_error.ts";
+import { indexExists } from "../api/index_errors.ts";
 import { DEFAULT_MODEL_ID } from "../embedding/model_registry.ts";
-import { ApiError } from "../http/api_error.ts";
-import { createIndexRecord, type IndexRecord } from "../storage/index_records.ts";
+import { createIndexRecord, type IndexRecord, readIndexRecord } from "../storage/index_records.ts";
 import { indexKey } from "../storage/kv_keys.ts";
-import { toStoredDocs } from "./stored_docs.ts";
-import type { ActionReply } from "../http/action_reply.ts";
+import { toStoredDocs } from "../writes/stored_docs.ts";
+import { indexLockKey } from "../writes/index_write.ts";
 import { enqueueJob } from "../jobs/enqueue_job.ts";
+import { toIndexView } from "./index_view.ts";
 
 /**
  * Creates the index; 409 if the name is taken, 400 for an unknown model. With `options.wait: false`, the index
@@ -34,7 +37,7 @@ export async function createIndex(ctx: ServiceContext, request: RequestOf<"creat
     updatedAt: now,
   };
   if (request.options?.wait === false) {
-    return await enqueueJob(ctx, {
+    const queued = await enqueueJob(ctx, {
       projectId,
       indexName,
       docs,
@@ -42,15 +45,15 @@ export async function createIndex(ctx: ServiceContext, request: RequestOf<"creat
       kind: "create",
       record: { ...record, docCount: 0 },
     });
+    return ActionReply.json(toIndexView(queued), { status: 202 });
   }
-  return await ctx.indexLocks.run(indexLockKey(projectId, indexName), async () => {
-    const taken = () => new ApiError(409, `Index "${indexName}" already exists`);
-    if ((await ctx.kv.get(indexKey(projectId, indexName))).value !== null) throw taken();
+  return await ctx.indexLocks.run(indexLockKey(request), async () => {
+    if (await readIndexRecord(ctx.kv, projectId, indexName) !== null) throw indexExists(indexName);
     const stored = await toStoredDocs(ctx, modelId, docs, new Map());
     const changes = docs.map((doc, i) => ({ id: doc.id, doc: stored[i]!, previousParts: 0 }));
-    if (!await createIndexRecord(ctx.kv, record, changes)) throw taken();
+    if (!await createIndexRecord(ctx.kv, record, changes)) throw indexExists(indexName);
     ctx.records.invalidate(indexKey(projectId, indexName));
-    ctx.snapshots.noteWrite({ projectId, indexName, indexId: record.id }, Infinity);
+    ctx.indexStates.noteCreated(record);
     return true as const;
   });
 }

@@ -1,14 +1,14 @@
 /** Runs a validated request's action. */
 import type { ServiceContext } from "../context.ts";
-import type { ManageRequest } from "./request_schemas.ts";
-import { createIndex } from "../actions/create_index.ts";
-import { getIndex } from "../actions/get_index.ts";
-import { listIndexes } from "../actions/list_indexes.ts";
-import { deleteIndex } from "../actions/delete_index.ts";
-import { addDocs } from "../actions/add_docs.ts";
-import { deleteDocs } from "../actions/delete_docs.ts";
-import { getDocs } from "../actions/get_docs.ts";
-import { search } from "../actions/search.ts";
+import type { ManageRequest } from "../api/request_schemas.ts";
+import { createIndex } from "./create_index.ts";
+import { getIndex } from "./get_index.ts";
+import { listIndexes } from "./list_indexes.ts";
+import { deleteIndex } from "./delete_index.ts";
+import { addDocs } from "./add_docs.ts";
+import { deleteDocs } from "./delete_docs.ts";
+import { getDocs } from "./get_docs.ts";
+import { search } from "./search.ts";
 
 /** Runs the action that `request` names and returns its success body. */
 export function dispatch(ctx: ServiceContext, request: ManageRequest): Promise<unknown> {

@@ -3,11 +3,11 @@ import type { ServiceContext } from "../context.ts";
 import type { RequestOf } from "../api/request_schemas.ts";
 import type { DocView } from "../api/response_schemas.ts";
 import { decodeCursor, encodeCursor, NEXT_CURSOR_HEADER } from "../api/page_cursor.ts";
-import { ActionReply } from "../http/action_reply.ts";
-import { ApiError } from "../http/api_error.ts";
+import { ActionReply } from "../api/action_reply.ts";
+import { ApiError } from "../api/api_error.ts";
 import { listDocs, readDocs, type StoredDoc } from "../storage/doc_records.ts";
 import { readSettledIndex } from "../storage/index_records.ts";
-import { indexNotFound } from "./index_not_found.ts";
+import { indexNotFound } from "../api/index_errors.ts";
 
 /**
  * Returns the documents of `options.docIds` that exist, in the order asked; or one page of `options.limit` documents

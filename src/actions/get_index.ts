@@ -5,7 +5,7 @@ import type { IndexRecord } from "../storage/index_records.ts";
 import { indexKey } from "../storage/kv_keys.ts";
 import type { IndexView } from "../api/response_schemas.ts";
 import { toIndexView } from "./index_view.ts";
-import { indexNotFound } from "./index_not_found.ts";
+import { indexNotFound } from "../api/index_errors.ts";
 
 /** Returns the Index object; 404 if unknown. */
 export async function getIndex(ctx: ServiceContext, request: RequestOf<"getIndex">): Promise<IndexView> {

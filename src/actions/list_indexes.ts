@@ -1,11 +1,10 @@
 /** `listIndexes`: the indexes of the caller's project, all at once or page by page. */
 import type { ServiceContext } from "../context.ts";
 import type { RequestOf } from "../api/request_schemas.ts";
-import { decodeCursor, encodeCursor, NEXT_CURSOR_HEADER } from "../api/page_cursor.ts";
-import { ActionReply } from "../http/action_reply.ts";
-import type { IndexRecord } from "../storage/index_records.ts";
-import { indexesPrefix } from "../storage/kv_keys.ts";
 import type { IndexView } from "../api/response_schemas.ts";
+import { decodeCursor, encodeCursor, NEXT_CURSOR_HEADER } from "../api/page_cursor.ts";
+import { ActionReply } from "../api/action_reply.ts";
+import { listIndexRecords } from "../storage/index_records.ts";
 import { toIndexView } from "./index_view.ts";
 
 /**
@@ -17,15 +16,13 @@ export async function listIndexes(
   request: RequestOf<"listIndexes">,
 ): Promise<IndexView[] | ActionReply> {
   const { limit, cursor } = request.options ?? {};
-  const prefix = indexesPrefix(request.projectId);
-  // "\0" is the least suffix, so names after the cursor's sort from there on.
-  const selector = cursor === undefined ? { prefix } : { prefix, start: [...prefix, `${decodeCursor(cursor)}\0`] };
+  const after = cursor === undefined ? undefined : decodeCursor(cursor);
   const views: IndexView[] = [];
-  for await (const entry of ctx.kv.list<IndexRecord>(selector)) {
+  for await (const record of listIndexRecords(ctx.kv, { projectId: request.projectId, after })) {
     if (views.length === limit) {
       return ActionReply.json(views, { headers: { [NEXT_CURSOR_HEADER]: encodeCursor(views.at(-1)!.name) } });
     }
-    views.push(toIndexView(entry.value));
+    views.push(toIndexView(record));
   }
   return views;
 }

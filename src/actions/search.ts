@@ -4,9 +4,9 @@ import { HIT_FIELDS, type RequestOf } from "../api/request_schemas.ts";
 import type { SearchHit, SearchResult } from "../api/response_schemas.ts";
 import { readSettledIndex } from "../storage/index_records.ts";
 import type { SearchIndex } from "../search/search_index.ts";
-import { indexNotFound } from "./index_not_found.ts";
-import { indexModelId } from "./index_model.ts";
-import { embedTexts } from "./embed_texts.ts";
+import { indexNotFound } from "../api/index_errors.ts";
+import { indexModelId } from "../writes/index_model.ts";
+import { embedTexts } from "../writes/embed_texts.ts";
 
 /** Searches the latest acknowledged state of an index; 404 if unknown. */
 export async function search(ctx: ServiceContext, request: RequestOf<"search">): Promise<SearchResult> {
@@ -21,7 +21,7 @@ export async function search(ctx: ServiceContext, request: RequestOf<"search">):
     ? undefined
     : embedTexts(ctx, { modelId, texts: [request.query] });
   embedding?.catch(() => {}); // Awaited below, unless the index turns out empty.
-  const index = await ctx.searchIndexes.get(record);
+  const index = await ctx.indexStates.get(record);
   if (index.size === 0) return { hits: [], total: 0, tookMs: elapsedMs(started) };
   const [vector] = modelId === undefined
     ? []

@@ -1,7 +1,22 @@
-/** The error of every action that names an index that does not exist. */
-import { ApiError } from "../http/api_error.ts";
+/** The errors of actions that name an index: not found, taken, or busy with other writers. */
+import { ApiError } from "./api_error.ts";
 
 /** A 404 for an unknown index. */
 export function indexNotFound(indexName: string): ApiError {
   return new ApiError(404, `Index "${indexName}" not found`);
+}
+
+/** A 409 for a name that an index already has. */
+export function indexExists(indexName: string): ApiError {
+  return new ApiError(409, `Index "${indexName}" already exists`);
+}
+
+/** A 409 for a write that lost every race against other writers of the same index. */
+export function indexBusy(indexName: string): ApiError {
+  return new ApiError(409, `Index "${indexName}" is being changed by other writers: retry the request`);
+}
+
+/** A 409 for a queued write while another queued write still runs. */
+export function indexUpdating(indexName: string): ApiError {
+  return new ApiError(409, `Index "${indexName}" is already updating: retry once getIndex shows it "Ready"`);
 }

@@ -1,5 +1,5 @@
 /** Opaque page cursors of `getDocs` and `listIndexes`: the last key of a page, base64url-encoded. */
-import { ApiError } from "../http/api_error.ts";
+import { ApiError } from "./api_error.ts";
 
 /** The response header that carries the cursor of the next page; absent on the last page. */
 export const NEXT_CURSOR_HEADER = "x-next-cursor";

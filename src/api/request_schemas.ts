@@ -1,7 +1,8 @@
 /** The zod schemas of every action's request body, built for the configured limits. */
 import { z } from "zod";
 import { FilterSyntaxError, parseFilter } from "../search/metadata_filter.ts";
-import { PROJECT_ID_PATTERN } from "../projects/project_id.ts";
+import { SEARCH_MODES } from "../search/search_mode.ts";
+import { PROJECT_ID_PATTERN } from "./project_id.ts";
 
 /** Limits that request validation enforces. */
 export interface Limits {
@@ -25,12 +26,6 @@ export const ACTIONS = [
 
 /** One action name. */
 export type Action = typeof ACTIONS[number];
-
-/** How `search` ranks: BM25 and cosine fused, cosine only, or BM25 only. */
-export const SEARCH_MODES = ["hybrid", "vector", "fulltext"] as const;
-
-/** One search mode. */
-export type SearchMode = typeof SEARCH_MODES[number];
 
 /** What a search hit may show besides its id. */
 export const HIT_FIELDS = ["text", "metadata", "score"] as const;

@@ -1,5 +1,6 @@
 /** `cli project …`: manage projects and their keys; a running server sees a change within METADATA_CACHE_MS. */
-import { createProject, deleteProject, listProjects, rotateProjectKey } from "../projects/project_store.ts";
+import { createProject, rotateProjectKey } from "../projects/project_store.ts";
+import { deleteProject, listProjects } from "../storage/project_records.ts";
 
 /** The project commands, one per line. */
 export const PROJECT_COMMANDS = `  project create <projectId>      create a project; prints {"projectId","key"} once

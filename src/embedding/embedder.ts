@@ -5,7 +5,7 @@
  * padding.
  */
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
-import { findAppFile } from "../app_files.ts";
+import { findAppFile } from "../util/app_files.ts";
 import type { ModelRegistry, ModelSpec } from "./model_registry.ts";
 import {
   type EmbeddingBackend,
@@ -38,7 +38,7 @@ export class EmbeddingError extends Error {
 }
 
 /** One `embed` call waiting for its vectors. */
-interface Request {
+interface EmbedRequest {
   texts: string[];
   /** Text positions in the order they are to be embedded. */
   order: number[];
@@ -52,8 +52,8 @@ interface Request {
 
 /** The requests waiting for one model. */
 interface ModelQueue {
-  interactive: Request[];
-  bulk: Request[];
+  interactive: EmbedRequest[];
+  bulk: EmbedRequest[];
   running: boolean;
 }
 
@@ -104,7 +104,7 @@ export class Embedder {
   embed(modelId: string, texts: string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return Promise.resolve([]);
     const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
-    const request: Request = {
+    const request: EmbedRequest = {
       texts,
       order,
       taken: 0,
@@ -139,7 +139,11 @@ export class Embedder {
     }
   }
 
-  async #runBatch(modelId: string, extractor: FeatureExtractionPipeline, batch: [Request, number][]): Promise<void> {
+  async #runBatch(
+    modelId: string,
+    extractor: FeatureExtractionPipeline,
+    batch: [EmbedRequest, number][],
+  ): Promise<void> {
     let usage = this.#usage.get(modelId);
     if (usage === undefined) this.#usage.set(modelId, usage = { texts: 0, seconds: 0 });
     const started = performance.now();
@@ -205,8 +209,8 @@ export class Embedder {
 }
 
 /** Takes the next batch: texts of small requests first, then of large ones, sorted by length. */
-function takeBatch(queue: ModelQueue): [Request, number][] {
-  const batch: [Request, number][] = [];
+function takeBatch(queue: ModelQueue): [EmbedRequest, number][] {
+  const batch: [EmbedRequest, number][] = [];
   for (const requests of [queue.interactive, queue.bulk]) {
     while (batch.length < BATCH_SIZE && requests.length > 0) {
       const request = requests[0]!;
@@ -219,7 +223,7 @@ function takeBatch(queue: ModelQueue): [Request, number][] {
   return batch.sort(([a, i], [b, j]) => a.texts[i]!.length - b.texts[j]!.length);
 }
 
-function fail(request: Request, error: unknown): void {
+function fail(request: EmbedRequest, error: unknown): void {
   if (request.failed) return;
   request.failed = true;
   request.done.reject(error);

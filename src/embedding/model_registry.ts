@@ -1,6 +1,6 @@
 /** The registry of embedding models that indexes may use, built in or read from `MODELS_FILE`. */
 import { z } from "zod";
-import { findAppFile } from "../app_files.ts";
+import { findAppFile } from "../util/app_files.ts";
 
 const modelSpecSchema = z.strictObject({
   source: z.string().min(1),

@@ -7,15 +7,13 @@ import type { Limits } from "../api/request_schemas.ts";
 import { openApiDocument } from "../api/openapi_document.ts";
 import type { ServiceInfo } from "../api/response_schemas.ts";
 import { rejectUnlessGet } from "./get_only.ts";
+import type { Route } from "./route.ts";
 
 /** The path of the OpenAPI document. */
 export const OPENAPI_PATH = "/openapi.json";
 
-/** Answers the documentation paths; null for any other path, which the caller handles. */
-export type DocsResponder = (request: Request, pathname: string) => Response | null;
-
-/** Builds the OpenAPI document and the service pointer once, and returns what answers their paths. */
-export function createDocsResponder(limits: Limits): DocsResponder {
+/** Builds the OpenAPI document and the service pointer once, and returns the routes that answer them. */
+export function docsRoutes(limits: Limits): Route[] {
   const openApi = JSON.stringify(openApiDocument(limits, denoConfig.version));
   const info: ServiceInfo = {
     name: "quire",
@@ -24,11 +22,13 @@ export function createDocsResponder(limits: Limits): DocsResponder {
     api: "POST /manage",
     health: "/healthz",
   };
-  return (request, pathname) => {
-    if (pathname !== "/" && pathname !== OPENAPI_PATH) return null;
-    const rejected = rejectUnlessGet(request);
-    if (rejected !== null) return rejected;
-    if (pathname === "/") return Response.json(info);
-    return new Response(openApi, { headers: { "content-type": "application/json" } });
-  };
+  return [
+    { path: "/", label: "root", handle: (request) => rejectUnlessGet(request) ?? Response.json(info) },
+    {
+      path: OPENAPI_PATH,
+      label: "openapi.json",
+      handle: (request) =>
+        rejectUnlessGet(request) ?? new Response(openApi, { headers: { "content-type": "application/json" } }),
+    },
+  ];
 }

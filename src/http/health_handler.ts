@@ -4,23 +4,28 @@
  */
 import type { ServiceContext } from "../context.ts";
 import { DEFAULT_MODEL_ID } from "../embedding/model_registry.ts";
+import { probeStore } from "../storage/store_probe.ts";
 import { rejectUnlessGet } from "./get_only.ts";
+import type { Route } from "./route.ts";
 
 /** How long a readiness probe waits for each part. */
 const PROBE_TIMEOUT_MS = 2_000;
 
-/** Answers the health paths; null for any other path, which the caller handles. */
-export function healthResponse(ctx: ServiceContext, request: Request, pathname: string): Promise<Response> | null {
-  if (pathname !== "/healthz" && pathname !== "/readyz") return null;
-  const rejected = rejectUnlessGet(request);
-  if (rejected !== null) return Promise.resolve(rejected);
-  if (pathname === "/healthz") return Promise.resolve(Response.json({ status: "ok" }));
-  return readiness(ctx);
+/** The routes of the two probes. */
+export function healthRoutes(ctx: ServiceContext): Route[] {
+  return [
+    {
+      path: "/healthz",
+      label: "healthz",
+      handle: (request) => rejectUnlessGet(request) ?? Response.json({ status: "ok" }),
+    },
+    { path: "/readyz", label: "readyz", handle: (request) => rejectUnlessGet(request) ?? readiness(ctx) },
+  ];
 }
 
 async function readiness(ctx: ServiceContext): Promise<Response> {
   const [store, model] = await Promise.all([
-    probe(ctx.kv.get(["readyz"])),
+    probe(probeStore(ctx.kv)),
     probe(ctx.embedder.load(DEFAULT_MODEL_ID)),
   ]);
   const unavailable = [...store ? [] : ["store"], ...model ? [] : ["model"]];

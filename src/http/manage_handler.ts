@@ -1,12 +1,14 @@
 /** The handler of `POST /manage`: checks in the documented order, then dispatches. */
 import type { ServiceContext } from "../context.ts";
-import { type Action, ACTIONS, describeIssue, isAction, requestSchema } from "../api/request_schemas.ts";
-import { authenticate } from "../api/authenticate.ts";
-import { dispatch } from "../api/dispatch.ts";
-import { ApiError, errorResponse } from "./api_error.ts";
-import { ActionReply } from "./action_reply.ts";
+import { ACTIONS, describeIssue, isAction, requestSchema } from "../api/request_schemas.ts";
+import { Authenticator } from "../projects/authenticate.ts";
+import { dispatch } from "../actions/dispatch.ts";
+import { ApiError } from "../api/api_error.ts";
+import { errorResponse } from "./error_response.ts";
+import { replyResponse } from "./reply_response.ts";
 import { ProjectLimiter } from "./project_limiter.ts";
 import { readJsonObject } from "./read_json_body.ts";
+import type { RequestFacts, Route } from "./route.ts";
 
 /** Options of the handler. */
 export interface HandlerOptions {
@@ -15,33 +17,22 @@ export interface HandlerOptions {
   projectMaxConcurrency: number;
 }
 
-/** What the handler learnt of a request, for its log line and metrics; filled in as the checks get to it. */
-export interface RequestFacts {
-  readonly pathname: string;
-  /** The requested action, once the body names a supported one. */
-  action?: Action;
-  projectId?: string;
-  indexName?: string;
-}
-
 /** Longest `action` echoed back in an error. */
 const MAX_ECHOED_ACTION = 64;
 
-/** Builds the handler of `/manage`, which also answers 404 for any path that no other handler took. */
-export function createManageHandler(
-  ctx: ServiceContext,
-  options: HandlerOptions,
-): (request: Request, facts: RequestFacts) => Promise<Response> {
+/** The route of `POST /manage`. */
+export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route {
   const schema = requestSchema(ctx.limits);
   const actionList = ACTIONS.map((action) => `"${action}"`).join(", ");
   const limiter = new ProjectLimiter(options.projectMaxConcurrency);
+  const authenticator = new Authenticator(ctx.records, ctx.metrics);
 
-  return async (request, facts) => {
+  return { path: "/manage", handle };
+
+  async function handle(request: Request, _info: Deno.ServeHandlerInfo, facts: RequestFacts): Promise<Response> {
     let action: string | undefined;
     let release: (() => void) | undefined;
     try {
-      const { pathname } = facts;
-      if (pathname !== "/manage") throw new ApiError(404, `Not found: "${pathname}"; the API is POST /manage`);
       if (request.method !== "POST") {
         throw new ApiError(405, `Method ${request.method} is not allowed: use POST`, { headers: { allow: "POST" } });
       }
@@ -67,7 +58,7 @@ export function createManageHandler(
       if (typeof body.projectId !== "string" || body.projectId === "") {
         throw new ApiError(400, 'Missing required field "projectId": expected a non-empty string');
       }
-      await authenticate(ctx.records, body.projectId, request.headers.get("x-project-key"));
+      await authenticator.authenticate(body.projectId, request.headers.get("x-project-key"));
       release = limiter.admit(body.projectId);
 
       if (typeof body.action !== "string" || !isAction(body.action)) {
@@ -79,11 +70,11 @@ export function createManageHandler(
       const parsed = schema.safeParse(body);
       if (!parsed.success) throw new ApiError(400, describeIssue(parsed.error));
       const result = await dispatch(ctx, parsed.data);
-      return result instanceof ActionReply ? result.toResponse() : Response.json(result);
+      return replyResponse(result);
     } catch (error) {
       return errorResponse(error, action);
     } finally {
       release?.();
     }
-  };
+  }
 }

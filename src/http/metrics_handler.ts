@@ -4,21 +4,25 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { ServiceContext } from "../context.ts";
-import { sha256Hex } from "../sha256_hex.ts";
+import { sha256Hex } from "../util/sha256_hex.ts";
 import { renderMetrics } from "../observability/metrics_exposition.ts";
+import { readProjectTotals } from "../projects/project_totals.ts";
 import { rejectUnlessGet } from "./get_only.ts";
 import { PROMETHEUS_CONTENT_TYPE } from "../observability/prometheus_text.ts";
+import type { Route } from "./route.ts";
 
 const encoder = new TextEncoder();
 
-/** Answers `/metrics`, or null when the client may not learn that it exists (the caller answers as for any path). */
-export type MetricsHandler = (request: Request, remoteAddr: Deno.Addr) => Promise<Response> | null;
-
-/** Builds the `/metrics` handler; `token` is `METRICS_TOKEN`. */
-export function createMetricsHandler(ctx: ServiceContext, token: string | undefined): MetricsHandler {
+/**
+ * The `/metrics` route; `token` is `METRICS_TOKEN`. A client that may not learn that the path exists gets null, and so
+ * the answer of any unknown path.
+ */
+export function metricsRoute(ctx: ServiceContext, token: string | undefined): Route {
   // Hashes have one length, so comparing them in constant time reveals nothing of the token's length either.
   const tokenHash = token === undefined ? undefined : encoder.encode(sha256Hex(token));
-  return (request, remoteAddr) => {
+  return { path: "/metrics", label: "metrics", handle };
+
+  function handle(request: Request, { remoteAddr }: Deno.ServeHandlerInfo): Promise<Response> | null {
     if (tokenHash === undefined) {
       if (!isLoopback(remoteAddr)) return null;
     } else if (!presentsToken(request, tokenHash)) {
@@ -29,10 +33,13 @@ export function createMetricsHandler(ctx: ServiceContext, token: string | undefi
     }
     const rejected = rejectUnlessGet(request);
     if (rejected !== null) return Promise.resolve(rejected);
-    return renderMetrics(ctx).then((text) =>
-      new Response(request.method === "HEAD" ? null : text, { headers: { "content-type": PROMETHEUS_CONTENT_TYPE } })
-    );
-  };
+    return readProjectTotals(ctx.kv).then((totals) => {
+      const text = renderMetrics(ctx.metrics, { usage: ctx.embedder.usage(), totals });
+      return new Response(request.method === "HEAD" ? null : text, {
+        headers: { "content-type": PROMETHEUS_CONTENT_TYPE },
+      });
+    });
+  }
 }
 
 /** Whether the client connected over the loopback interface (IPv4, IPv6, or IPv4-mapped IPv6). */

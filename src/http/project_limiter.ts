@@ -1,5 +1,5 @@
 /** Bounds the requests one project has in flight, so that one busy tenant gets 429s instead of an unbounded queue. */
-import { ApiError } from "./api_error.ts";
+import { ApiError } from "../api/api_error.ts";
 
 /** Counts in-flight requests per project. */
 export class ProjectLimiter {

@@ -1,6 +1,6 @@
 /** Reads a request body as a JSON object, never buffering more than the limit. */
-import { ApiError } from "./api_error.ts";
-import { concatBytes } from "../concat_bytes.ts";
+import { ApiError } from "../api/api_error.ts";
+import { concatBytes } from "../util/concat_bytes.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 

@@ -1,17 +1,19 @@
 /**
- * The outermost handler: routes the health probes, `/` and `/openapi.json`, `/metrics` and `/manage`, answers CORS
- * preflights, gives every response an `x-request-id`, and counts and logs every request.
+ * The outermost handler: routes each path through one table (the probes, `/` and `/openapi.json`, `/metrics` and
+ * `/manage`), answers CORS preflights, gives every response an `x-request-id`, and counts and logs every request.
  */
 import type { ServiceContext } from "../context.ts";
+import { ApiError } from "../api/api_error.ts";
 import type { RequestLog } from "../observability/request_log.ts";
-import { requestIdOf } from "../observability/request_id.ts";
-import { errorResponse } from "./api_error.ts";
+import { requestIdOf } from "./request_id.ts";
+import { errorResponse } from "./error_response.ts";
 import { allowedOrigin, allowOrigin, type CorsPolicy, isPreflight, preflightResponse } from "./cors.ts";
-import { createDocsResponder } from "./docs_handler.ts";
-import { healthResponse } from "./health_handler.ts";
+import { docsRoutes } from "./docs_handler.ts";
+import { healthRoutes } from "./health_handler.ts";
 import { pathnameOf } from "./pathname.ts";
-import { createManageHandler, type HandlerOptions, type RequestFacts } from "./manage_handler.ts";
-import { createMetricsHandler } from "./metrics_handler.ts";
+import { type HandlerOptions, manageRoute } from "./manage_handler.ts";
+import { metricsRoute } from "./metrics_handler.ts";
+import type { RequestFacts, Route } from "./route.ts";
 
 /** Options of the service handler. */
 export interface ServiceHandlerOptions extends HandlerOptions {
@@ -28,15 +30,20 @@ export function createServiceHandler(
   ctx: ServiceContext,
   options: ServiceHandlerOptions,
 ): (request: Request, info: Deno.ServeHandlerInfo) => Promise<Response> {
-  const manage = createManageHandler(ctx, options);
-  const metrics = createMetricsHandler(ctx, options.metricsToken);
-  const docs = createDocsResponder(ctx.limits);
+  const table: Route[] = [
+    manageRoute(ctx, options),
+    ...healthRoutes(ctx),
+    ...docsRoutes(ctx.limits),
+    metricsRoute(ctx, options.metricsToken),
+  ];
+  const routes = new Map(table.map((route) => [route.path, route]));
   return async (request, info) => {
     const started = performance.now();
     const requestId = requestIdOf(request);
-    const facts: RequestFacts = { pathname: pathnameOf(request.url) };
+    const pathname = pathnameOf(request.url);
+    const facts: RequestFacts = {};
     // Not /metrics: a page that a browser on the server's own host opens must not read it.
-    const origin = facts.pathname === "/metrics" ? null : allowedOrigin(options.cors, request);
+    const origin = pathname === "/metrics" ? null : allowedOrigin(options.cors, request);
     // A label of the request for metrics and the log: from a small fixed set, never a raw string of the client's.
     let label: string | undefined;
     let response: Response;
@@ -45,10 +52,11 @@ export function createServiceHandler(
         label = "preflight";
         response = preflightResponse(origin);
       } else {
-        const special = healthResponse(ctx, request, facts.pathname) ?? docs(request, facts.pathname) ??
-          (facts.pathname === "/metrics" ? metrics(request, info.remoteAddr) : null);
-        if (special !== null) label = facts.pathname === "/" ? "root" : facts.pathname.slice(1);
-        response = await (special ?? manage(request, facts));
+        const route = routes.get(pathname);
+        const answer = route?.handle(request, info, facts) ?? null;
+        if (answer === null) throw new ApiError(404, `Not found: "${pathname}"; the API is POST /manage`);
+        label = route!.label;
+        response = await answer;
       }
     } catch (error) {
       response = errorResponse(error);

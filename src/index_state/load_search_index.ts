@@ -3,13 +3,12 @@
  * no snapshot (or the log has a gap), the document records themselves.
  */
 import { listDocs } from "../storage/doc_records.ts";
-import type { IndexRecord } from "../storage/index_records.ts";
-import { indexKey } from "../storage/kv_keys.ts";
+import { type IndexRecord, readIndexRecord } from "../storage/index_records.ts";
 import { readLogTail } from "../storage/change_log.ts";
 import { readSnapshot } from "../storage/snapshot_store.ts";
-import type { AnnGraphs } from "./ann_graphs.ts";
-import { SearchIndex } from "./search_index.ts";
-import { decodeSearchSnapshot } from "./search_snapshot_codec.ts";
+import type { AnnGraphs } from "../search/ann_graphs.ts";
+import { SearchIndex } from "../search/search_index.ts";
+import { decodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
 
 /** Reads of the document records before settling for one that a concurrent write may have overlapped. */
 const MAX_LIST_ATTEMPTS = 3;
@@ -43,8 +42,8 @@ export async function loadSearchIndex(
     const tail = await readLogTail(kv, record.id, index.revision, record.revision);
     if (tail !== null) {
       // The replayed documents reach the graph later, in the background: a cold start does not wait for them.
-      for (const changes of tail.changes) index.apply(changes, { deferGraph: true });
-      index.revision = record.revision;
+      const from = index.revision;
+      tail.changes.forEach((changes, i) => index.apply(changes, { revision: from + i + 1, deferGraph: true }));
       return { index, logBytes: tail.bytes, snapshotBytes };
     }
   }
@@ -62,10 +61,10 @@ async function readAllDocs(kv: Deno.Kv, record: IndexRecord, options: LoadOption
       if (batch.length === 1000) index.apply(batch.splice(0));
     }
     index.apply(batch);
-    const after = await kv.get<IndexRecord>(indexKey(record.projectId, record.name));
-    const unchanged = after.value?.id !== record.id || after.value.revision === revision;
+    const after = await readIndexRecord(kv, record.projectId, record.name);
+    const unchanged = after?.id !== record.id || after.revision === revision;
     if (unchanged || attempt === MAX_LIST_ATTEMPTS) return index;
-    revision = after.value!.revision;
+    revision = after!.revision;
   }
 }
 

@@ -4,10 +4,10 @@
  * already finished (or whose index is gone) only cleans up.
  */
 import type { ServiceContext } from "../context.ts";
-import { ApiError } from "../http/api_error.ts";
-import { type IndexJob, type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
-import { writeDocs } from "../actions/add_docs.ts";
-import { deleteJobDocs, type IndexJobMessage, readJobDocs } from "./job_store.ts";
+import { ApiError } from "../api/api_error.ts";
+import { type IndexJob, type IndexRecord, readSettledIndex, replaceIndexRecord } from "../storage/index_records.ts";
+import { deleteJobDocs, type IndexJobMessage, readJobDocs } from "../storage/job_docs.ts";
+import { writeDocs } from "../writes/write_docs.ts";
 
 /** Attempts of a progress update before it is skipped (the next one, or the final commit, catches up). */
 const PROGRESS_ATTEMPTS = 3;
@@ -50,7 +50,7 @@ async function updateJob(
     const job = entry.value?.job;
     if (entry.value?.id !== message.indexId || job?.id !== message.jobId || job.state !== "running") return;
     const record: IndexRecord = { ...entry.value, job: change(job) };
-    const committed = (await ctx.kv.atomic().check(entry).set(entry.key, record).commit()).ok;
+    const committed = await replaceIndexRecord(ctx.kv, entry as Deno.KvEntry<IndexRecord>, record);
     ctx.records.invalidate(entry.key);
     if (committed) return;
   }

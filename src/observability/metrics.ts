@@ -18,6 +18,7 @@ export class Metrics {
   readonly #durations = new Map<string, DurationHistogram>();
   #conflicts = 0;
   #retries = 0;
+  #authFailures = 0;
 
   /** Counts an answered request and its duration. `action` must come from a small fixed set: it becomes a label. */
   observeRequest(action: string, status: number, seconds: number): void {
@@ -42,6 +43,16 @@ export class Metrics {
   countConflict(retried: boolean): void {
     this.#conflicts++;
     if (retried) this.#retries++;
+  }
+
+  /** Counts a request refused for its project or key; returns the count so far. */
+  countAuthFailure(): number {
+    return ++this.#authFailures;
+  }
+
+  /** Requests refused for their project or key. */
+  authFailures(): number {
+    return this.#authFailures;
   }
 
   /** Requests by action and status. */

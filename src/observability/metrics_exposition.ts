@@ -1,13 +1,18 @@
 /** The `/metrics` text: request counters and histograms, model usage, KV conflicts, and per-project gauges. */
-import type { ServiceContext } from "../context.ts";
-import { DURATION_BUCKETS } from "./metrics.ts";
+import { DURATION_BUCKETS, type Metrics } from "./metrics.ts";
 import { formatFamilies, type MetricFamily, type Sample } from "./prometheus_text.ts";
-import { readProjectTotals } from "./project_totals.ts";
 
-/** Renders every metric of the service in the Prometheus text format; reads the index records from the store. */
-export async function renderMetrics(ctx: ServiceContext): Promise<string> {
-  const { metrics, embedder } = ctx;
-  const totals = await readProjectTotals(ctx.kv);
+/** What the metrics show besides the counters: model usage, and per-project totals read from the store. */
+export interface MetricsSources {
+  /** Texts embedded and seconds spent, by model. */
+  usage: Iterable<[string, { texts: number; seconds: number }]>;
+  /** Indexes and documents, by project. */
+  totals: ReadonlyMap<string, { indexes: number; docs: number }>;
+}
+
+/** Renders every metric of the service in the Prometheus text format. */
+export function renderMetrics(metrics: Metrics, sources: MetricsSources): string {
+  const { totals } = sources;
   const requests: Sample[] = [];
   for (const [action, byStatus] of metrics.requests()) {
     for (const [status, value] of byStatus) requests.push({ labels: { action, status: String(status) }, value });
@@ -23,7 +28,7 @@ export async function renderMetrics(ctx: ServiceContext): Promise<string> {
     durations.push({ suffix: "_sum", labels: { action }, value: histogram.sum });
     durations.push({ suffix: "_count", labels: { action }, value: histogram.count });
   }
-  const usage = [...embedder.usage()];
+  const usage = [...sources.usage];
   const { conflicts, retries } = metrics.conflicts();
   const families: MetricFamily[] = [
     {
@@ -73,6 +78,12 @@ export async function renderMetrics(ctx: ServiceContext): Promise<string> {
       type: "counter",
       help: "Index writes tried again after a lost race",
       samples: [{ value: retries }],
+    },
+    {
+      name: "quire_auth_failures_total",
+      type: "counter",
+      help: "Requests refused for an unknown project or a wrong or missing key",
+      samples: [{ value: metrics.authFailures() }],
     },
   ];
   return formatFamilies(families);

@@ -1,6 +1,6 @@
 /** Project access keys: random, shown once, stored only as SHA-256 hashes, and compared in constant time. */
 import { timingSafeEqual } from "node:crypto";
-import { sha256Hex } from "../sha256_hex.ts";
+import { sha256Hex } from "../util/sha256_hex.ts";
 
 const encoder = new TextEncoder();
 
@@ -15,17 +15,13 @@ export function hashProjectKey(key: string): string {
   return sha256Hex(key);
 }
 
-/** Hashes of recently presented keys, so that a busy client's key is not hashed on every request. */
-const recentHashes = new Map<string, string>();
-const MAX_RECENT_HASHES = 1024;
-
 /** Whether `key` hashes to `storedHash`, compared in constant time. */
 export function verifyProjectKey(key: string, storedHash: string): boolean {
-  let hash = recentHashes.get(key);
-  if (hash === undefined) {
-    if (recentHashes.size >= MAX_RECENT_HASHES) recentHashes.clear();
-    recentHashes.set(key, hash = hashProjectKey(key));
-  }
+  return hashesMatch(hashProjectKey(key), storedHash);
+}
+
+/** Whether two key hashes are equal, compared in constant time. */
+export function hashesMatch(hash: string, storedHash: string): boolean {
   const actual = encoder.encode(hash);
   const expected = encoder.encode(storedHash);
   return actual.byteLength === expected.byteLength && timingSafeEqual(actual, expected);

@@ -6,9 +6,8 @@
  * while the index is small or filtered, and from an HNSW graph once it is large (when the index has a source of
  * graphs); either way scores are exact cosines.
  */
-import type { SearchMode } from "../api/request_schemas.ts";
-import type { DocChange } from "../storage/doc_records.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
+import type { SearchMode } from "./search_mode.ts";
 import type { AnnIndex } from "./ann_index.ts";
 import type { MetadataFilter } from "./metadata_filter.ts";
 import { fuseScores, fusionScale } from "./hybrid_fusion.ts";
@@ -39,6 +38,20 @@ const HYBRID_POOL = 200;
  * texts unrelated to vectors: 64 of 100 at 500, 89 at 1,000), but 1,000 put the benchmark's hybrid p50 at 100 ms.
  */
 const HYBRID_TEXT_CANDIDATES = 500;
+
+/** A change to one document: its new text, metadata and vector, or `null` to remove it. */
+export interface DocUpdate {
+  id: string;
+  doc: { text: string; metadata?: Record<string, unknown>; vector: Float32Array } | null;
+}
+
+/** How {@link SearchIndex.apply} applies a batch of changes. */
+export interface ApplyOptions {
+  /** The revision the index shows once the changes are in; unchanged when absent (e.g. a load in batches). */
+  revision?: number;
+  /** Graph inserts wait for {@link SearchIndex.flushGraph} however many pile up (a load replaying the log). */
+  deferGraph?: boolean;
+}
 
 /** A query against a {@link SearchIndex}; `vector` is the query embedded with the index's model. */
 export interface SearchQuery {
@@ -87,8 +100,7 @@ export interface SearchIndexInit extends Partial<SearchIndexParts> {
 
 /** The searchable state of one index at one revision. */
 export class SearchIndex {
-  /** The index revision this state shows. */
-  revision: number;
+  #revision: number;
   readonly #ids: (string | undefined)[];
   readonly #contents: (DocContent | undefined)[];
   readonly #slots = new Map<string, number>();
@@ -101,7 +113,7 @@ export class SearchIndex {
   readonly #annPending = new Set<number>();
 
   constructor(init: SearchIndexInit) {
-    this.revision = init.revision;
+    this.#revision = init.revision;
     this.#ids = init.ids ?? [];
     this.#contents = init.contents ?? [];
     this.#vectors = init.vectors ?? new VectorStore();
@@ -122,6 +134,11 @@ export class SearchIndex {
     }
   }
 
+  /** The index revision this state shows. */
+  get revision(): number {
+    return this.#revision;
+  }
+
   /** How many documents it holds. */
   get size(): number {
     return this.#slots.size;
@@ -131,7 +148,7 @@ export class SearchIndex {
   parts(): SearchIndexParts {
     this.flushGraph();
     return {
-      revision: this.revision,
+      revision: this.#revision,
       ids: this.#ids,
       contents: this.#contents,
       vectors: this.#vectors,
@@ -140,11 +157,8 @@ export class SearchIndex {
     };
   }
 
-  /**
-   * Applies a write's document changes: each one replaces or removes one document. With `deferGraph` (a load
-   * replaying the change log), graph inserts wait for {@link flushGraph} however many pile up.
-   */
-  apply(changes: Iterable<DocChange>, options: { deferGraph?: boolean } = {}): void {
+  /** Applies a write's document changes: each one replaces or removes one document. */
+  apply(changes: Iterable<DocUpdate>, options: ApplyOptions = {}): void {
     const added: number[] = [];
     for (const { id, doc } of changes) {
       const slot = this.#slots.get(id);
@@ -162,6 +176,7 @@ export class SearchIndex {
       this.#ann = this.#graphs.create(this.#vectors.dims);
       this.#ann.add([...this.#occupiedSlots()], this.#vectors);
     }
+    if (options.revision !== undefined) this.#revision = options.revision;
   }
 
   /** The text and metadata of a document. */

@@ -3,7 +3,7 @@
  * their vectors as float32 (each stored once), the full-text postings, and the HNSW graph (empty when the index has
  * none), so that a load rebuilds nothing it can read.
  */
-import { ByteReader, ByteWriter } from "../byte_codec.ts";
+import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
 import { type DocContent, SearchIndex } from "./search_index.ts";
 import { type Posting, TextIndex } from "./text_index.ts";

@@ -12,7 +12,7 @@ import { commitInBatches, deleteTrees, readChunks } from "./kv_batches.ts";
 /** One revision's changes: encoded inline, or in the chunks of a staged batch. */
 export type LogEntry = { bytes: Uint8Array } | { batchId: string; chunks: number };
 
-/** The changes of the revisions after a snapshot, in order, and their encoded size. */
+/** The changes of the revisions after a given one, in order, and their encoded size. */
 export interface LogTail {
   changes: DocChange[][];
   bytes: number;

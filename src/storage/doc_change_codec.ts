@@ -5,7 +5,7 @@
  * Vectors are stored once, as float32, never as JSON numbers.
  */
 import type { DocChange, StoredDoc } from "./doc_records.ts";
-import { concatBytes } from "../concat_bytes.ts";
+import { concatBytes } from "../util/concat_bytes.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

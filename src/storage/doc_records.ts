@@ -3,6 +3,7 @@
  * its text; long texts continue in parts 1..n-1, so that no value passes the 64 KiB limit.
  */
 import { docPartKey, docsPrefix } from "./kv_keys.ts";
+import { readInGroups } from "./kv_batches.ts";
 
 /** A document as stored: its content, the hash of its text and its embedding. */
 export interface StoredDoc {
@@ -66,13 +67,11 @@ function docParts(doc: StoredDoc): unknown[] {
 /** Reads the heads of the given documents; missing documents are absent from the map. */
 export async function readDocHeads(kv: Deno.Kv, indexId: string, ids: string[]): Promise<Map<string, DocHead>> {
   const heads = new Map<string, DocHead>();
-  for (let i = 0; i < ids.length; i += 10) {
-    const slice = ids.slice(i, i + 10);
-    const entries = await kv.getMany<DocHead[]>(slice.map((id) => docPartKey(indexId, id, 0)));
-    entries.forEach((entry, j) => {
-      if (entry.value !== null) heads.set(slice[j]!, entry.value);
+  await readInGroups<DocHead>(kv, ids.map((id) => docPartKey(indexId, id, 0)), (entries, first) => {
+    entries.forEach((entry, i) => {
+      if (entry.value !== null) heads.set(ids[first + i]!, entry.value);
     });
-  }
+  });
   return heads;
 }
 

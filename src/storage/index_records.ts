@@ -5,7 +5,7 @@
  */
 import { changeMutations, type DocChange } from "./doc_records.ts";
 import { decodeDocChanges, encodeDocChanges } from "./doc_change_codec.ts";
-import { indexKey, stagedBatchPrefix, stagedChunkKey, trashKey } from "./kv_keys.ts";
+import { indexesPrefix, indexKey, stagedBatchPrefix, stagedChunkKey, trashKey } from "./kv_keys.ts";
 import {
   batchMutations,
   commitInBatches,
@@ -54,6 +54,31 @@ export interface IndexRecord {
 export interface TrashMarker {
   reason: "building" | "deleted";
   since: number;
+}
+
+/** Reads an index record as it is, pending batch or not; null when there is none. */
+export async function readIndexRecord(kv: Deno.Kv, projectId: string, name: string): Promise<IndexRecord | null> {
+  return (await kv.get<IndexRecord>(indexKey(projectId, name))).value;
+}
+
+/** Lists index records in name order: of one project (after the name `after`, if given), or of every project. */
+export async function* listIndexRecords(
+  kv: Deno.Kv,
+  options: { projectId?: string; after?: string } = {},
+): AsyncGenerator<IndexRecord> {
+  const prefix = indexesPrefix(options.projectId);
+  // "\0" is the least suffix, so names after `after` sort from there on.
+  const selector = options.after === undefined ? { prefix } : { prefix, start: [...prefix, `${options.after}\0`] };
+  for await (const entry of kv.list<IndexRecord>(selector)) yield entry.value;
+}
+
+/** Replaces an index record if it is still `current`; returns whether it did. */
+export async function replaceIndexRecord(
+  kv: Deno.Kv,
+  current: Deno.KvEntry<IndexRecord>,
+  record: IndexRecord,
+): Promise<boolean> {
+  return (await kv.atomic().check(current).set(current.key, record).commit()).ok;
 }
 
 /** Reads an index record, first applying any pending batch so that its documents match it. */

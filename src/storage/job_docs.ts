@@ -4,8 +4,9 @@
  * job exists exactly when the record says so, and a restart resumes it.
  */
 import type { DocInput } from "../api/request_schemas.ts";
-import { jobChunkKey, jobPrefix } from "../storage/kv_keys.ts";
-import { deleteTrees, readChunks, writeChunks } from "../storage/kv_batches.ts";
+import type { IndexRecord } from "./index_records.ts";
+import { indexKey, jobChunkKey, jobPrefix } from "./kv_keys.ts";
+import { deleteTrees, readChunks, writeChunks } from "./kv_batches.ts";
 
 /** The queue message of a job. */
 export interface IndexJobMessage {
@@ -41,4 +42,26 @@ export async function readJobDocs(kv: Deno.Kv, message: IndexJobMessage): Promis
 /** Deletes a job's staged documents. */
 export async function deleteJobDocs(kv: Deno.Kv, indexId: string, jobId: string): Promise<void> {
   await deleteTrees(kv, [jobPrefix(indexId, jobId)]);
+}
+
+/**
+ * Commits a queued job: the index `record` that names it and its queue message, in one atomic commit, if the record is
+ * still `current` (null: if no record exists yet). Returns whether it committed.
+ */
+export async function commitQueuedJob(
+  kv: Deno.Kv,
+  current: Deno.KvEntry<IndexRecord> | null,
+  record: IndexRecord,
+  message: IndexJobMessage,
+): Promise<boolean> {
+  const key = indexKey(record.projectId, record.name);
+  const check = current ?? { key, versionstamp: null };
+  return (await kv.atomic().check(check).set(key, record).enqueue(message).commit()).ok;
+}
+
+/** Hands every job message of the store's queue to `run`; resolves when the store closes. */
+export async function listenForJobs(kv: Deno.Kv, run: (message: IndexJobMessage) => Promise<void>): Promise<void> {
+  await kv.listenQueue((message) => {
+    if (isIndexJobMessage(message)) return run(message);
+  });
 }

@@ -1,5 +1,5 @@
 /** Splits work into commits that respect Deno KV's limits on one atomic operation. */
-import { concatBytes } from "../concat_bytes.ts";
+import { concatBytes } from "../util/concat_bytes.ts";
 
 /** Deno KV allows 1000 mutations and 800 KiB per commit; stay well below both. */
 export const MAX_MUTATIONS_PER_COMMIT = 500;
@@ -85,19 +85,46 @@ export async function writeChunks(kv: Deno.Kv, bytes: Uint8Array, keyOf: (seq: n
   return mutations.length;
 }
 
-/** Reads and joins the `count` chunks that {@link writeChunks} wrote, ten at a time; null when any is missing. */
+/** Deno KV reads at most this many keys in one `getMany`. */
+const MAX_KEYS_PER_READ = 10;
+
+/**
+ * Reads `keys` in `getMany` calls of as many keys as Deno KV allows, `parallel` calls at a time. `onGroup` hears each
+ * group's entries and the position of its first key, in no particular order; once it returns false, no further group
+ * is read.
+ */
+export async function readInGroups<T>(
+  kv: Deno.Kv,
+  keys: Deno.KvKey[],
+  onGroup: (entries: Deno.KvEntryMaybe<T>[], first: number) => boolean | void,
+  parallel = 1,
+): Promise<void> {
+  let next = 0;
+  let stopped = false;
+  const reader = async () => {
+    while (!stopped && next < keys.length) {
+      const first = next;
+      next += MAX_KEYS_PER_READ;
+      const entries = await kv.getMany<T[]>(keys.slice(first, first + MAX_KEYS_PER_READ));
+      if (!stopped && onGroup(entries, first) === false) stopped = true;
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, reader));
+}
+
+/** Reads and joins the `count` chunks that {@link writeChunks} wrote; null when any is missing. */
 export async function readChunks(
   kv: Deno.Kv,
   count: number,
   keyOf: (seq: number) => Deno.KvKey,
 ): Promise<Uint8Array | null> {
   const chunks: Uint8Array[] = [];
-  for (let first = 0; first < count; first += 10) {
-    const keys = Array.from({ length: Math.min(10, count - first) }, (_, i) => keyOf(first + i));
-    for (const entry of await kv.getMany<Uint8Array[]>(keys)) {
-      if (entry.value === null) return null;
+  let complete = true;
+  await readInGroups<Uint8Array>(kv, Array.from({ length: count }, (_, seq) => keyOf(seq)), (entries) => {
+    for (const entry of entries) {
+      if (entry.value === null) return complete = false;
       chunks.push(entry.value);
     }
-  }
-  return concatBytes(chunks);
+  });
+  return complete ? concatBytes(chunks) : null;
 }

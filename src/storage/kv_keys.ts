@@ -88,6 +88,11 @@ export function trashPrefix() {
   return ["trash"] as const;
 }
 
+/** The key a readiness probe reads, to learn that the store answers; nothing is stored there. */
+export function readinessKey() {
+  return ["readyz"] as const;
+}
+
 /** Every prefix that holds data of one index id, for garbage collection. */
 export function indexDataPrefixes(indexId: string): Deno.KvKey[] {
   return [

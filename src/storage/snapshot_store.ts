@@ -3,7 +3,7 @@
  * id and made visible by one atomic swap of the index's snapshot pointer. Old versions are deleted after the swap.
  */
 import { snapshotChunkKey, snapshotChunksPrefix, snapshotPointerKey, trashKey } from "./kv_keys.ts";
-import { commitInBatches, deleteTrees, MAX_CHUNK_BYTES } from "./kv_batches.ts";
+import { commitInBatches, deleteTrees, MAX_CHUNK_BYTES, readInGroups } from "./kv_batches.ts";
 import { isAbandoned, newTimedId } from "./timed_id.ts";
 
 /** The pointer to one snapshot version and the index revision it shows. */
@@ -101,20 +101,14 @@ export async function readSnapshot(kv: Deno.Kv, indexId: string): Promise<Snapsh
 
 async function readSnapshotBytes(kv: Deno.Kv, indexId: string, pointer: SnapshotPointer): Promise<Uint8Array | null> {
   const bytes = new Uint8Array(pointer.bytes);
-  let nextGroup = 0;
+  const keys = Array.from({ length: pointer.chunks }, (_, seq) => snapshotChunkKey(indexId, pointer.versionId, seq));
   let complete = true;
-  const reader = async () => {
-    for (let group = nextGroup++; group * 10 < pointer.chunks && complete; group = nextGroup++) {
-      const seqs = Array.from({ length: Math.min(10, pointer.chunks - group * 10) }, (_, i) => group * 10 + i);
-      const entries = await kv.getMany<Uint8Array[]>(
-        seqs.map((seq) => snapshotChunkKey(indexId, pointer.versionId, seq)),
-      );
-      entries.forEach((entry, i) => {
-        if (entry.value === null) complete = false;
-        else bytes.set(entry.value, seqs[i]! * MAX_CHUNK_BYTES);
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: PARALLEL_READS }, reader));
+  await readInGroups<Uint8Array>(kv, keys, (entries, first) => {
+    entries.forEach((entry, i) => {
+      if (entry.value === null) complete = false;
+      else bytes.set(entry.value, (first + i) * MAX_CHUNK_BYTES);
+    });
+    return complete;
+  }, PARALLEL_READS);
   return complete ? bytes : null;
 }

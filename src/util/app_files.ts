@@ -6,7 +6,7 @@ import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The directory of `main.ts`: the repository, or the root of a compiled binary's embedded files. */
-const APP_DIR = fileURLToPath(new URL("..", import.meta.url));
+const APP_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The absolute path of the `kind` that `path` names, or undefined when neither place has one. */
 export async function findAppFile(path: string, kind: "file" | "directory"): Promise<string | undefined> {

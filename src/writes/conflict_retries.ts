@@ -1,5 +1,5 @@
 /** Optimistic writes: read, compute, commit with a check, and try again when another writer got there first. */
-import { ApiError } from "../http/api_error.ts";
+import { indexBusy } from "../api/index_errors.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { isStoreBusy } from "../storage/store_busy.ts";
 
@@ -27,5 +27,5 @@ export async function retryOnConflict<T>(target: ConflictTarget, attempt: () => 
     target.metrics.countConflict(retried);
     if (retried) await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * (i + 1)));
   }
-  throw new ApiError(409, `Index "${target.indexName}" is being changed by other writers: retry the request`);
+  throw indexBusy(target.indexName);
 }

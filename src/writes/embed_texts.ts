@@ -1,7 +1,7 @@
 /** Embedding for actions: a model failure becomes a 500 that names the model and nothing internal. */
 import type { ServiceContext } from "../context.ts";
 import { EmbeddingError } from "../embedding/embedder.ts";
-import { ApiError } from "../http/api_error.ts";
+import { ApiError } from "../api/api_error.ts";
 
 /** What to embed, with which model. */
 export interface EmbeddingJob {

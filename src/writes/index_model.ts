@@ -1,6 +1,6 @@
 /** Checks that this server still runs the model version an index was embedded with. */
 import type { ServiceContext } from "../context.ts";
-import { ApiError } from "../http/api_error.ts";
+import { ApiError } from "../api/api_error.ts";
 import type { IndexRecord } from "../storage/index_records.ts";
 
 /**

@@ -1,6 +1,5 @@
 /** The index record after a document write. */
 import type { IndexRecord } from "../storage/index_records.ts";
-import { nextTimestamp } from "./index_view.ts";
 
 /** How a write changes the record. */
 export interface RevisionChange {
@@ -24,4 +23,9 @@ export function nextRevision(index: IndexRecord, change: RevisionChange): IndexR
   };
   if (job?.state === "running" && job.id !== change.jobId) next.job = job;
   return next;
+}
+
+/** A timestamp for `updatedAt` that is always later than the previous one, even within one millisecond. */
+function nextTimestamp(previous: string): string {
+  return new Date(Math.max(Date.now(), Date.parse(previous) + 1)).toISOString();
 }

@@ -2,7 +2,7 @@
 import type { ServiceContext } from "../context.ts";
 import type { DocInput } from "../api/request_schemas.ts";
 import type { StoredDoc } from "../storage/doc_records.ts";
-import { sha256Hex } from "../sha256_hex.ts";
+import { sha256Hex } from "../util/sha256_hex.ts";
 import { embedTexts } from "./embed_texts.ts";
 
 /**

@@ -24,8 +24,3 @@ export function toIndexView(record: IndexRecord): IndexView {
   }
   return view;
 }
-
-/** A timestamp for `updatedAt` that is always later than the previous one, even within one millisecond. */
-export function nextTimestamp(previous: string): string {
-  return new Date(Math.max(Date.now(), Date.parse(previous) + 1)).toISOString();
-}

@@ -1,0 +1,64 @@
+/** Writes documents into an index: embeds what is new first, outside the index's lock, then commits under it. */
+import type { ServiceContext } from "../context.ts";
+import type { DocInput } from "../api/request_schemas.ts";
+import type { AddDocsResult } from "../api/response_schemas.ts";
+import { indexNotFound } from "../api/index_errors.ts";
+import { type DocChange, readDocHeads, vectorOf } from "../storage/doc_records.ts";
+import { commitIndexChanges, readSettledIndex } from "../storage/index_records.ts";
+import { nextRevision } from "./next_revision.ts";
+import { noteCommittedWrite } from "./committed_write.ts";
+import { toStoredDocs } from "./stored_docs.ts";
+import { indexModelId } from "./index_model.ts";
+import { type IndexTarget, writeToIndex } from "./index_write.ts";
+
+/** Documents to write into an index. */
+export interface DocWrite extends IndexTarget {
+  docs: DocInput[];
+  upsert: boolean;
+  /** The queued job this write finishes, if any; its record entry is cleared by the same commit. */
+  jobId?: string;
+  /** Hears how many of the documents to embed are embedded so far. */
+  onProgress?: (done: number, total: number) => Promise<void>;
+}
+
+/** Texts embedded per step of a write, between progress reports. */
+const EMBEDDING_STEP = 256;
+
+/**
+ * Adds or replaces documents; 404 if the index is unknown. Embeds first, outside the index's write lock, then commits
+ * under it, and retries when another process wrote the index in between.
+ */
+export async function writeDocs(ctx: ServiceContext, write: DocWrite): Promise<AddDocsResult> {
+  const { projectId, indexName, docs, upsert } = write;
+  const known = new Map<string, Float32Array>();
+  const first = await readSettledIndex(ctx.kv, projectId, indexName);
+  if (first.value === null) throw indexNotFound(indexName);
+  const modelId = indexModelId(ctx, first.value);
+  const firstHeads = await readDocHeads(ctx.kv, first.value.id, docs.map((doc) => doc.id));
+  for (const head of firstHeads.values()) known.set(head.hash, vectorOf(head));
+  const toEmbed = upsert ? docs : docs.filter((doc) => !firstHeads.has(doc.id));
+  for (let done = 0; done < toEmbed.length; done += EMBEDDING_STEP) {
+    await toStoredDocs(ctx, modelId, toEmbed.slice(done, done + EMBEDDING_STEP), known);
+    await write.onProgress?.(Math.min(done + EMBEDDING_STEP, toEmbed.length), toEmbed.length);
+  }
+  return await writeToIndex(ctx, write, async (entry) => {
+    const index = entry.value;
+    if (index.id !== first.value.id) throw indexNotFound(indexName);
+    const heads = await readDocHeads(ctx.kv, index.id, docs.map((doc) => doc.id));
+    const written = upsert ? docs : docs.filter((doc) => !heads.has(doc.id));
+    const stored = await toStoredDocs(ctx, modelId, written, known);
+    const changes: DocChange[] = written.map((doc, i) => ({
+      id: doc.id,
+      doc: stored[i]!,
+      previousParts: heads.get(doc.id)?.parts ?? 0,
+    }));
+    const added = written.filter((doc) => !heads.has(doc.id)).length;
+    const next = nextRevision(index, { docDelta: added, jobId: write.jobId });
+    const logBytes = await commitIndexChanges(ctx.kv, entry, changes, next);
+    if (logBytes === null) return undefined;
+    noteCommittedWrite(ctx, { before: index, after: next, changes, logBytes });
+    const result: AddDocsResult = { added, updated: written.length - added };
+    if (!upsert) result.skipped = docs.length - written.length;
+    return result;
+  });
+}
