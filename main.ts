@@ -7,7 +7,8 @@ import { openKvStore } from "./src/storage/kv_store.ts";
 import { Embedder } from "./src/embedding/embedder.ts";
 import { BUILT_IN_MODELS, readModelRegistry } from "./src/embedding/model_registry.ts";
 import { PROJECT_COMMANDS, runProjectCommand } from "./src/cli/project_command.ts";
-import { DEFAULT_PROJECT_ID, startService } from "./src/server.ts";
+import { DEFAULT_PROJECT_ID, ensureDefaultProject, startService } from "./src/server.ts";
+import { PROCESS_NUMBER_VARIABLE, runProcessGroup } from "./src/process_group.ts";
 
 function printHelp(): void {
   const width = Math.max(...Object.keys(CONFIG_HELP).map((name) => name.length));
@@ -19,7 +20,19 @@ function printHelp(): void {
   for (const [name, help] of Object.entries(CONFIG_HELP)) console.log(`  ${name.padEnd(width)}  ${help}`);
 }
 
-async function serve(config: Config): Promise<void> {
+function announceDefaultProject(key: string): void {
+  console.log(`Created project "${DEFAULT_PROJECT_ID}"; its key is shown only now: ${key}`);
+}
+
+/** `PROCESSES` > 1: the default project is made once, here, then the group of server processes runs. */
+async function serveGroup(config: Config): Promise<void> {
+  const kv = await openKvStore(config.DENO_KV_PATH);
+  await ensureDefaultProject(kv, announceDefaultProject);
+  kv.close();
+  Deno.exit(await runProcessGroup({ count: config.PROCESSES, hostname: config.HOSTNAME, port: config.PORT }));
+}
+
+async function serve(config: Config, process: number): Promise<void> {
   const registry = config.MODELS_FILE === undefined ? BUILT_IN_MODELS : await readModelRegistry(config.MODELS_FILE);
   const kv = await openKvStore(config.DENO_KV_PATH);
   const embedder = new Embedder(registry, {
@@ -28,9 +41,9 @@ async function serve(config: Config): Promise<void> {
     backend: config.EMBEDDING_BACKEND,
   });
   const service = await startService(kv, embedder, config, {
-    onDefaultProject: (key) =>
-      console.log(`Created project "${DEFAULT_PROJECT_ID}"; its key is shown only now: ${key}`),
+    onDefaultProject: announceDefaultProject,
     onListen: ({ hostname, port }) => console.log(`quire listening on http://${hostname}:${port}/manage`),
+    process,
   });
   const stop = async () => {
     // In-flight requests and background work get a bounded time to finish; the store is closed either way.
@@ -59,8 +72,10 @@ if (import.meta.main) {
     result.stderr.forEach((line) => console.error(line));
     Deno.exit(result.code);
   } else if (command === undefined) {
+    const process = Number(Deno.env.get(PROCESS_NUMBER_VARIABLE) ?? 0);
     try {
-      await serve(config);
+      if (config.PROCESSES > 1 && process === 0) await serveGroup(config);
+      else await serve(config, Math.max(process, 1));
     } catch (error) {
       console.error(`Cannot start: ${(error as Error).message}`);
       Deno.exit(1);

@@ -43,6 +43,8 @@ const configSchema = z.object({
   MAX_DOC_TEXT_BYTES: positiveInt(256 * 1024),
   MAX_METADATA_BYTES: positiveInt(16 * 1024),
   SEARCH_CACHE_INDEXES: positiveInt(64),
+  SEARCH_CACHE_MB: wholeNumber(1).optional(),
+  PROCESSES: wholeNumber(1, 64).default(1),
   METADATA_CACHE_MS: wholeNumber(0).default(250),
   BODY_TIMEOUT_MS: positiveInt(10_000),
   PROJECT_MAX_CONCURRENCY: positiveInt(64),
@@ -79,6 +81,10 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   MAX_DOC_TEXT_BYTES: "Longest document text in UTF-8 bytes (default 262144)",
   MAX_METADATA_BYTES: "Largest document metadata as JSON, in UTF-8 bytes (default 16384)",
   SEARCH_CACHE_INDEXES: "Most indexes kept in memory for search, least recently searched out first (default 64)",
+  SEARCH_CACHE_MB:
+    "Most megabytes of search state kept in memory, least recently searched out first (default a quarter of the " +
+    "machine's memory; 256 on Deno Deploy and with the wasm backend)",
+  PROCESSES: "Server processes to start on one port, each a full instance over the same store (default 1)",
   METADATA_CACHE_MS:
     "How long project keys and index records read for auth and getIndex are reused (default 250; 0: off)",
   BODY_TIMEOUT_MS: "Longest time to receive a request body before answering 408 (default 10000)",

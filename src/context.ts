@@ -21,4 +21,15 @@ export interface ServiceContext {
   background: BackgroundTasks;
   /** Request counters and durations, lost commit races and refused keys, for `/metrics`. */
   metrics: Metrics;
+  /** Which instance this is: its process number on the host (1 unless `PROCESSES` started several) and a unique id. */
+  instance: InstanceIdentity;
+}
+
+/** How an instance names itself in health answers, metrics, and the leases it takes in the store. */
+export interface InstanceIdentity {
+  /** 1 to `PROCESSES`. */
+  process: number;
+  pid: number;
+  /** Unique among all instances ever started over the store. */
+  id: string;
 }

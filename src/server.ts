@@ -1,11 +1,12 @@
 /** Starts the HTTP service over an open store and embedder, and stops it cleanly. */
 import { type Config, limitsOf } from "./config.ts";
-import type { ServiceContext } from "./context.ts";
+import type { InstanceIdentity, ServiceContext } from "./context.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import { BackgroundTasks } from "./concurrency/background_tasks.ts";
 import { KeyedMutex } from "./concurrency/keyed_mutex.ts";
 import { loadAnnGraphs } from "./search/ann_graphs.ts";
 import { IndexStates } from "./index_state/index_states.ts";
+import { searchCacheBudgetBytes } from "./index_state/memory_budget.ts";
 import { RecordCache } from "./storage/record_cache.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
 import { stopBodyWatchdog } from "./http/read_json_body.ts";
@@ -15,7 +16,7 @@ import { corsPolicyOf } from "./http/cors.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { RequestLog } from "./observability/request_log.ts";
 import { listenForJobs } from "./storage/job_docs.ts";
-import { runIndexJob } from "./jobs/run_index_job.ts";
+import { JobRunner } from "./jobs/job_runner.ts";
 import { createProject } from "./projects/project_store.ts";
 import { listProjects } from "./storage/project_records.ts";
 
@@ -40,6 +41,15 @@ export interface StartOptions {
   onDefaultProject?: (key: string) => void;
   /** Called once when the server listens. */
   onListen?: (addr: Deno.NetAddr) => void;
+  /** This process's number among `PROCESSES` (1 by default); with several, they share the port. */
+  process?: number;
+}
+
+/** Creates the `default` project when the store has no project, and hands its key to `onKey`. */
+export async function ensureDefaultProject(kv: Deno.Kv, onKey?: (key: string) => void): Promise<void> {
+  if ((await listProjects(kv)).length > 0) return;
+  const key = await createProject(kv, DEFAULT_PROJECT_ID);
+  if (key !== null) onKey?.(key);
 }
 
 /** Serves `POST /manage` with the given store and embedder. */
@@ -49,13 +59,19 @@ export async function startService(
   config: Config,
   options: StartOptions = {},
 ): Promise<RunningService> {
-  if ((await listProjects(kv)).length === 0) {
-    const key = await createProject(kv, DEFAULT_PROJECT_ID);
-    if (key !== null) options.onDefaultProject?.(key);
-  }
+  await ensureDefaultProject(kv, options.onDefaultProject);
   const background = new BackgroundTasks();
+  const metrics = new Metrics();
+  const instance: InstanceIdentity = {
+    process: options.process ?? 1,
+    pid: Deno.pid,
+    id: `${Deno.pid}-${crypto.randomUUID()}`,
+  };
   const indexStates = new IndexStates(kv, background, {
     capacity: config.SEARCH_CACHE_INDEXES,
+    budgetBytes: searchCacheBudgetBytes(config.SEARCH_CACHE_MB, config.EMBEDDING_BACKEND),
+    metrics,
+    owner: instance.id,
     // USearch is native code: the wasm backend, which runs without FFI, scans vectors exactly instead.
     graphs: config.EMBEDDING_BACKEND === "native" ? await loadAnnGraphs() : undefined,
   });
@@ -67,13 +83,16 @@ export async function startService(
     records: new RecordCache(kv, config.METADATA_CACHE_MS),
     indexStates,
     background,
-    metrics: new Metrics(),
+    metrics,
+    instance,
   };
   background.run("collect garbage", () => collectGarbage(kv));
   // Warm the default model, so that the first search does not wait for it; a failure shows in /readyz instead.
   embedder.load(DEFAULT_MODEL_ID).catch(() => {});
   // Queued writes (`options.wait: false`); the listener ends when the store closes.
-  listenForJobs(kv, (message) => background.watch(runIndexJob(context, message)))
+  const jobs = new JobRunner(context);
+  jobs.start();
+  listenForJobs(kv, (message) => background.watch(jobs.run(message)))
     .catch((error) => console.error("The job queue listener stopped:", error));
   const log = config.LOG_REQUESTS ? new RequestLog() : undefined;
   const handler = createServiceHandler(context, {
@@ -88,6 +107,7 @@ export async function startService(
   const server = Deno.serve({
     hostname: config.HOSTNAME,
     port: config.PORT,
+    reusePort: config.PROCESSES > 1,
     onListen: (addr) => resolve(addr as Deno.NetAddr),
   }, handler);
   const addr = await listening;
@@ -97,6 +117,7 @@ export async function startService(
     context,
     async shutdown() {
       await server.shutdown();
+      jobs.stop();
       stopBodyWatchdog();
       await log?.flush();
       await background.idle();

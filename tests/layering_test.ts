@@ -23,6 +23,7 @@ const LAYERS: string[][] = [
   ["actions"],
   ["http", "cli"],
   ["server.ts"],
+  ["process_group.ts"],
 ];
 
 function layerOf(unit: string): number {

@@ -8,7 +8,8 @@ Deno.test("/healthz and /readyz answer without a key and reveal nothing more tha
   const base = server.url.replace("/manage", "");
   try {
     const live = await fetch(`${base}/healthz`);
-    assert.deepEqual([live.status, await live.json()], [200, { status: "ok" }]);
+    // The process is named, so that a client behind PROCESSES > 1 or a load balancer can tell who answered.
+    assert.deepEqual([live.status, await live.json()], [200, { status: "ok", process: 1, pid: Deno.pid }]);
     const ready = await fetch(`${base}/readyz`);
     assert.deepEqual([ready.status, await ready.json()], [200, { status: "ready" }]);
     await assertJsonError(await fetch(`${base}/healthz`, { method: "POST" }), 405);

@@ -11,5 +11,8 @@ import { indexNotFound } from "../api/index_errors.ts";
 export async function getIndex(ctx: ServiceContext, request: RequestOf<"getIndex">): Promise<IndexView> {
   const record = await ctx.records.get<IndexRecord>(indexKey(request.projectId, request.indexName));
   if (record === null) throw indexNotFound(request.indexName);
-  return toIndexView(record);
+  const view = toIndexView(record);
+  const bytes = ctx.indexStates.bytesOf(record.id);
+  if (bytes > 0) view.memoryBytes = bytes;
+  return view;
 }

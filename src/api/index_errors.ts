@@ -20,3 +20,13 @@ export function indexBusy(indexName: string): ApiError {
 export function indexUpdating(indexName: string): ApiError {
   return new ApiError(409, `Index "${indexName}" is already updating: retry once getIndex shows it "Ready"`);
 }
+
+/** A 507 for an index whose search state alone needs more memory than this instance's budget allows. */
+export function indexTooLarge(indexName: string, bytes: number, budgetBytes: number): ApiError {
+  const mb = (value: number) => Math.ceil(value / (1024 * 1024));
+  return new ApiError(
+    507,
+    `Index "${indexName}" needs about ${mb(bytes)} MB of memory to search, more than this instance's ` +
+      `SEARCH_CACHE_MB (${mb(budgetBytes)}) allows`,
+  );
+}

@@ -24,6 +24,10 @@ export const indexSchema = z.object({
   progress: z.object({ done: z.number().int().min(0), total: z.number().int().min(0) }).optional()
     .describe('Documents embedded so far, while "Building" or "Updating"'),
   error: z.string().optional().describe('Why the queued write failed, when "Failed"'),
+  memoryBytes: z.number().int().min(0).optional().describe(
+    "getIndex only: the bytes of search state the answering instance holds in memory for this index (an estimate); " +
+      "absent when it holds none",
+  ),
 });
 
 /** An index as the API shows it. */

@@ -17,7 +17,9 @@ export function healthRoutes(ctx: ServiceContext): Route[] {
     {
       path: "/healthz",
       label: "healthz",
-      handle: (request) => rejectUnlessGet(request) ?? Response.json({ status: "ok" }),
+      handle: (request) =>
+        rejectUnlessGet(request) ??
+          Response.json({ status: "ok", process: ctx.instance.process, pid: ctx.instance.pid }),
     },
     { path: "/readyz", label: "readyz", handle: (request) => rejectUnlessGet(request) ?? readiness(ctx) },
   ];

@@ -34,7 +34,12 @@ export function metricsRoute(ctx: ServiceContext, token: string | undefined): Ro
     const rejected = rejectUnlessGet(request);
     if (rejected !== null) return Promise.resolve(rejected);
     return readProjectTotals(ctx.kv).then((totals) => {
-      const text = renderMetrics(ctx.metrics, { usage: ctx.embedder.usage(), totals });
+      const text = renderMetrics(ctx.metrics, {
+        usage: ctx.embedder.usage(),
+        totals,
+        searchCache: { bytes: ctx.indexStates.totalBytes(), budget: ctx.indexStates.budgetBytes },
+        process: { number: ctx.instance.process, pid: ctx.instance.pid },
+      });
       return new Response(request.method === "HEAD" ? null : text, {
         headers: { "content-type": PROMETHEUS_CONTENT_TYPE },
       });

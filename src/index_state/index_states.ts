@@ -1,18 +1,24 @@
 /**
- * The one owner of this process's in-memory search state. It keeps recently searched indexes (least recently used
- * out first), loads them from snapshot plus change log, hears of this process's writes to update them in place, and
- * writes snapshots in the background when the log has grown. A search checks currency against the index record it
- * has just read (one KV read), so a current index is never reloaded; a write by another process makes the next search
- * reload.
+ * The one owner of this process's in-memory search state. It keeps recently searched indexes within a memory budget
+ * (least recently used out first), loads them from snapshot plus change log, brings a stale one current by replaying
+ * the log entries after its revision, updates them in place on this process's writes, and writes snapshots in the
+ * background, under a lease in the store so that one process at a time writes an index's snapshot.
  */
+import { indexTooLarge } from "../api/index_errors.ts";
 import type { BackgroundTasks } from "../concurrency/background_tasks.ts";
+import type { Metrics } from "../observability/metrics.ts";
 import type { AnnGraphs } from "../search/ann_graphs.ts";
 import type { SearchIndex } from "../search/search_index.ts";
 import { encodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
 import type { DocChange } from "../storage/doc_records.ts";
 import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
-import { truncateLog } from "../storage/change_log.ts";
-import { readSnapshotPointer, writeSnapshot } from "../storage/snapshot_store.ts";
+import { LOG_RETENTION_MS, readLogTail, truncateLog } from "../storage/change_log.ts";
+import {
+  readSnapshotPointer,
+  takeSnapshotLease,
+  truncatableRevision,
+  writeSnapshot,
+} from "../storage/snapshot_store.ts";
 import { type LoadedIndex, loadSearchIndex } from "./load_search_index.ts";
 import { type LogState, snapshotDue, SnapshotPolicy } from "./snapshot_policy.ts";
 
@@ -20,6 +26,8 @@ interface CachedIndex {
   /** The revision the state shows once `ready` settles. */
   revision: number;
   ready: Promise<SearchIndex>;
+  /** The state's estimated memory, once measured. */
+  bytes: number;
 }
 
 /** A committed document write: the record before and after, the changes, and their size in the change log. */
@@ -34,51 +42,80 @@ export interface CommittedWrite {
 export interface IndexStatesOptions {
   /** Most indexes kept in memory. */
   capacity: number;
+  /** Most bytes of search state kept in memory (`SEARCH_CACHE_MB`). */
+  budgetBytes: number;
+  /** Where loads, snapshots and evictions are counted. */
+  metrics: Metrics;
+  /** Names this process in snapshot leases. */
+  owner: string;
   /** Gives large indexes their HNSW graphs; without them, vector search scans exactly. */
   graphs?: AnnGraphs | undefined;
+  /** How long a snapshot lease lasts; a writer killed mid-snapshot holds it this long at most. */
+  snapshotLeaseMs?: number;
 }
 
-/** Search state per index id, loaded on demand, kept current by this process's writes, snapshotted as it grows. */
+/** How long a process may take to write a snapshot before another may take its lease. */
+const SNAPSHOT_LEASE_MS = 60_000;
+
+/** Search state per index id, loaded on demand, kept current, within a memory budget, snapshotted as it grows. */
 export class IndexStates {
   readonly #kv: Deno.Kv;
   readonly #background: BackgroundTasks;
-  readonly #capacity: number;
-  readonly #graphs: AnnGraphs | undefined;
+  readonly #options: IndexStatesOptions;
   readonly #entries = new Map<string, CachedIndex>();
   readonly #snapshots = new SnapshotPolicy();
 
   constructor(kv: Deno.Kv, background: BackgroundTasks, options: IndexStatesOptions) {
     this.#kv = kv;
     this.#background = background;
-    this.#capacity = options.capacity;
-    this.#graphs = options.graphs;
+    this.#options = options;
   }
 
-  /** The search state of `record`'s index at the record's revision or later, loaded only when not cached. */
-  get(record: IndexRecord): Promise<SearchIndex> {
-    const cached = this.#entries.get(record.id);
-    if (cached !== undefined && cached.revision >= record.revision) {
-      this.#entries.delete(record.id);
-      this.#entries.set(record.id, cached);
-      return cached.ready;
-    }
-    const loading = loadSearchIndex(this.#kv, record, { graphs: this.#graphs }).then((loaded) => {
-      this.#noteLoad(record, loaded);
-      return loaded.index;
-    });
-    return this.#store(record.id, record.revision, loading);
+  /** The most bytes of search state this process keeps. */
+  get budgetBytes(): number {
+    return this.#options.budgetBytes;
+  }
+
+  /** The estimated bytes of all search state in memory. */
+  totalBytes(): number {
+    let total = 0;
+    for (const entry of this.#entries.values()) total += entry.bytes;
+    return total;
+  }
+
+  /** The estimated bytes of one index's search state in memory; 0 when it is not loaded. */
+  bytesOf(indexId: string): number {
+    return this.#entries.get(indexId)?.bytes ?? 0;
   }
 
   /**
-   * Hears of a write this process committed. A cached state at the revision before it is updated in place; any other
-   * cached state is dropped, to be reloaded by the next search. The change log's growth may call for a snapshot.
+   * The search state of `record`'s index at the record's revision or later: from memory when current, brought current
+   * from the change log when stale, loaded otherwise; 507 when it alone would not fit in the budget.
+   */
+  async get(record: IndexRecord): Promise<SearchIndex> {
+    const cached = this.#entries.get(record.id);
+    if (cached !== undefined && cached.revision >= record.revision) {
+      this.#touch(record.id, cached);
+      return await cached.ready;
+    }
+    const ready = cached === undefined
+      ? this.#load(record)
+      : cached.ready.then((index) => this.#catchUp(index, record), () => this.#load(record));
+    const entry = this.#store(record.id, record.revision, ready);
+    const index = await ready;
+    this.#measure(record, entry, index);
+    return index;
+  }
+
+  /**
+   * Hears of a write this process committed. A cached state at the revision before it is updated in place; one further
+   * behind is left to catch up from the log at its next search. The log's growth may call for a snapshot.
    */
   noteWrite(write: CommittedWrite): void {
     const { before, after, changes, logBytes } = write;
     const cached = this.#entries.get(after.id);
-    if (cached !== undefined && cached.revision !== before.revision) this.#entries.delete(after.id);
-    else if (cached !== undefined) {
-      this.#store(
+    if (cached !== undefined && cached.revision === before.revision) {
+      const entry = this.#store(
         after.id,
         after.revision,
         cached.ready.then((index) => {
@@ -86,6 +123,7 @@ export class IndexStates {
           return index;
         }),
       );
+      entry.ready.then((index) => this.#measure(after, entry, index)).catch(() => {});
     }
     this.#maybeSnapshot(after, this.#snapshots.noteWrite(after.id, logBytes));
   }
@@ -101,7 +139,20 @@ export class IndexStates {
     this.#snapshots.drop(indexId);
   }
 
-  #noteLoad(record: IndexRecord, loaded: LoadedIndex): void {
+  /** Reads an index's search state from the store, without keeping it. */
+  async #read(record: IndexRecord): Promise<LoadedIndex> {
+    const pointer = await readSnapshotPointer(this.#kv, record.id);
+    // A snapshot is about the size of the state it restores: one larger than the budget is not even read.
+    if (pointer !== null && pointer.bytes > this.budgetBytes) {
+      throw indexTooLarge(record.name, pointer.bytes, this.budgetBytes);
+    }
+    const loaded = await loadSearchIndex(this.#kv, record, { graphs: this.#options.graphs });
+    this.#options.metrics.countLoad(loaded.snapshotBytes > 0 ? "snapshot" : "full");
+    return loaded;
+  }
+
+  async #load(record: IndexRecord): Promise<SearchIndex> {
+    const loaded = await this.#read(record);
     this.#maybeSnapshot(record, this.#snapshots.noteLoad(record.id, loaded));
     if (loaded.index.pendingGraphInserts > 0) {
       // After the search that caused the load has answered: one turn of the event loop later.
@@ -110,21 +161,57 @@ export class IndexStates {
         loaded.index.flushGraph();
       });
     }
+    return loaded.index;
   }
 
-  #store(indexId: string, revision: number, ready: Promise<SearchIndex>): Promise<SearchIndex> {
-    const entry: CachedIndex = { revision, ready };
+  /** Replays the log entries after the state's revision; loads afresh when the log no longer has them all. */
+  async #catchUp(index: SearchIndex, record: IndexRecord): Promise<SearchIndex> {
+    if (index.revision >= record.revision) return index;
+    const from = index.revision;
+    const tail = await readLogTail(this.#kv, record.id, from, record.revision);
+    if (tail === null) return await this.#load(record);
+    tail.changes.forEach((changes, i) => index.apply(changes, { revision: from + i + 1 }));
+    this.#options.metrics.countLoad("catchup");
+    this.#maybeSnapshot(record, this.#snapshots.noteWrite(record.id, tail.bytes));
+    return index;
+  }
+
+  /** Records the state's size, then evicts the least recently used others until all fit; 507 if it cannot fit alone. */
+  #measure(record: IndexRecord, entry: CachedIndex, index: SearchIndex): void {
+    if (this.#entries.get(record.id) !== entry) return;
+    entry.bytes = index.memoryBytes();
+    if (entry.bytes > this.budgetBytes) {
+      this.#entries.delete(record.id);
+      this.#options.metrics.countEviction();
+      throw indexTooLarge(record.name, entry.bytes, this.budgetBytes);
+    }
+    let total = this.totalBytes();
+    for (const [indexId, other] of this.#entries) {
+      if (total <= this.budgetBytes) break;
+      if (other === entry) continue;
+      this.#entries.delete(indexId);
+      total -= other.bytes;
+      this.#options.metrics.countEviction();
+    }
+  }
+
+  #touch(indexId: string, entry: CachedIndex): void {
     this.#entries.delete(indexId);
     this.#entries.set(indexId, entry);
+  }
+
+  #store(indexId: string, revision: number, ready: Promise<SearchIndex>): CachedIndex {
+    const entry: CachedIndex = { revision, ready, bytes: this.#entries.get(indexId)?.bytes ?? 0 };
+    this.#touch(indexId, entry);
     // A failed load or update is forgotten, so that the next search loads again.
     ready.catch(() => {
       if (this.#entries.get(indexId) === entry) this.#entries.delete(indexId);
     });
     for (const oldest of this.#entries.keys()) {
-      if (this.#entries.size <= this.#capacity) break;
+      if (this.#entries.size <= this.#options.capacity) break;
       this.#entries.delete(oldest);
     }
-    return ready;
+    return entry;
   }
 
   #maybeSnapshot(record: IndexRecord, log: LogState): void {
@@ -151,17 +238,26 @@ export class IndexStates {
       log.snapshotBytes = (await readSnapshotPointer(this.#kv, address.id))?.bytes ?? 0;
       if (!snapshotDue(log)) return;
     }
+    // Another process is writing this snapshot: the log stays due here, so a later write or catch-up tries again,
+    // and takes the lease once it has expired if that process died.
+    const lease = await takeSnapshotLease(this.#kv, address.id, this.#options.owner, {
+      ms: this.#options.snapshotLeaseMs ?? SNAPSHOT_LEASE_MS,
+    });
+    if (lease === null) return;
     const entry = await readSettledIndex(this.#kv, address.projectId, address.name);
     if (entry.value?.id !== address.id) return;
-    const index = await this.get(entry.value);
+    // The state in memory if searches keep it; otherwise read for this snapshot only, so that it evicts nothing.
+    const index = this.#entries.has(address.id) ? await this.get(entry.value) : (await this.#read(entry.value)).index;
     // Encoded in one synchronous step, so that no write can land halfway.
     const bytes = encodeSearchSnapshot(index);
     const revision = index.revision;
     log.logBytes = 0;
     log.snapshotBytes = bytes.byteLength;
-    if (await writeSnapshot(this.#kv, address.id, { revision, bytes })) {
-      await truncateLog(this.#kv, address.id, revision);
-    }
+    if (!await writeSnapshot(this.#kv, address.id, { revision, bytes }, { lease })) return;
+    this.#options.metrics.countSnapshotWritten();
+    const pointer = await readSnapshotPointer(this.#kv, address.id);
+    const covered = truncatableRevision(pointer, Date.now(), LOG_RETENTION_MS);
+    if (covered > 0) await truncateLog(this.#kv, address.id, covered);
   }
 }
 

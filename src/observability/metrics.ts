@@ -11,6 +11,15 @@ export interface DurationHistogram {
   count: number;
 }
 
+/**
+ * How search state came into memory: from a snapshot (with any log since), by replaying the log onto a stale cached
+ * state (`catchup`), or by reading every document record (`full`).
+ */
+export type LoadKind = "snapshot" | "catchup" | "full";
+
+/** The kinds of load, in the order metrics list them. */
+export const LOAD_KINDS: readonly LoadKind[] = ["snapshot", "catchup", "full"];
+
 /** Counters of the running service. */
 export class Metrics {
   /** Requests by action, then by status. */
@@ -19,6 +28,10 @@ export class Metrics {
   #conflicts = 0;
   #retries = 0;
   #authFailures = 0;
+  readonly #loads = new Map<LoadKind, number>();
+  #snapshotsWritten = 0;
+  #evictions = 0;
+  #jobsTakenOver = 0;
 
   /** Counts an answered request and its duration. `action` must come from a small fixed set: it becomes a label. */
   observeRequest(action: string, status: number, seconds: number): void {
@@ -53,6 +66,46 @@ export class Metrics {
   /** Requests refused for their project or key. */
   authFailures(): number {
     return this.#authFailures;
+  }
+
+  /** Counts a load of an index's search state into memory, by how it was loaded. */
+  countLoad(kind: LoadKind): void {
+    this.#loads.set(kind, (this.#loads.get(kind) ?? 0) + 1);
+  }
+
+  /** Loads of search state by kind. */
+  loads(): ReadonlyMap<LoadKind, number> {
+    return this.#loads;
+  }
+
+  /** Counts a snapshot this process wrote and swapped in. */
+  countSnapshotWritten(): void {
+    this.#snapshotsWritten++;
+  }
+
+  /** Snapshots this process wrote. */
+  snapshotsWritten(): number {
+    return this.#snapshotsWritten;
+  }
+
+  /** Counts an index's search state dropped from memory to stay within the budget. */
+  countEviction(): void {
+    this.#evictions++;
+  }
+
+  /** Indexes dropped from memory to stay within the budget. */
+  evictions(): number {
+    return this.#evictions;
+  }
+
+  /** Counts a queued job this process took over from a runner whose lease expired. */
+  countJobTakenOver(): void {
+    this.#jobsTakenOver++;
+  }
+
+  /** Queued jobs taken over from dead runners. */
+  jobsTakenOver(): number {
+    return this.#jobsTakenOver;
   }
 
   /** Requests by action and status. */

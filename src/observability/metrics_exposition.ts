@@ -1,5 +1,5 @@
 /** The `/metrics` text: request counters and histograms, model usage, KV conflicts, and per-project gauges. */
-import { DURATION_BUCKETS, type Metrics } from "./metrics.ts";
+import { DURATION_BUCKETS, LOAD_KINDS, type Metrics } from "./metrics.ts";
 import { formatFamilies, type MetricFamily, type Sample } from "./prometheus_text.ts";
 
 /** What the metrics show besides the counters: model usage, and per-project totals read from the store. */
@@ -8,6 +8,10 @@ export interface MetricsSources {
   usage: Iterable<[string, { texts: number; seconds: number }]>;
   /** Indexes and documents, by project. */
   totals: ReadonlyMap<string, { indexes: number; docs: number }>;
+  /** Bytes of search state this process holds in memory, and its budget. */
+  searchCache: { bytes: number; budget: number };
+  /** Which process of the host this is (1 unless `PROCESSES` started several), and its pid. */
+  process: { number: number; pid: number };
 }
 
 /** Renders every metric of the service in the Prometheus text format. */
@@ -78,6 +82,48 @@ export function renderMetrics(metrics: Metrics, sources: MetricsSources): string
       type: "counter",
       help: "Index writes tried again after a lost race",
       samples: [{ value: retries }],
+    },
+    {
+      name: "quire_index_loads_total",
+      type: "counter",
+      help: "Loads of an index's search state into this process's memory, by kind (snapshot, catchup, full)",
+      samples: LOAD_KINDS.map((kind) => ({ labels: { kind }, value: metrics.loads().get(kind) ?? 0 })),
+    },
+    {
+      name: "quire_snapshots_written_total",
+      type: "counter",
+      help: "Index snapshots this process wrote and swapped in",
+      samples: [{ value: metrics.snapshotsWritten() }],
+    },
+    {
+      name: "quire_search_cache_bytes",
+      type: "gauge",
+      help: "Bytes of search state this process holds in memory (an estimate)",
+      samples: [{ value: sources.searchCache.bytes }],
+    },
+    {
+      name: "quire_search_cache_budget_bytes",
+      type: "gauge",
+      help: "SEARCH_CACHE_MB in bytes: the most search state this process holds",
+      samples: [{ value: sources.searchCache.budget }],
+    },
+    {
+      name: "quire_search_cache_evictions_total",
+      type: "counter",
+      help: "Indexes dropped from memory to stay within SEARCH_CACHE_MB",
+      samples: [{ value: metrics.evictions() }],
+    },
+    {
+      name: "quire_jobs_taken_over_total",
+      type: "counter",
+      help: "Queued jobs this process took over from a runner whose lease expired",
+      samples: [{ value: metrics.jobsTakenOver() }],
+    },
+    {
+      name: "quire_process_info",
+      type: "gauge",
+      help: "Which process this is: its number among PROCESSES and its pid",
+      samples: [{ labels: { process: String(sources.process.number), pid: String(sources.process.pid) }, value: 1 }],
     },
     {
       name: "quire_auth_failures_total",

@@ -20,8 +20,10 @@ const EXPANSION_SEARCH = 2048;
 /** An HNSW index of vectors by slot, under cosine distance. */
 export class AnnIndex {
   readonly #index: Index;
+  readonly #dims: number;
 
   constructor(dims: number) {
+    this.#dims = dims;
     this.#index = new Index({
       dimensions: dims,
       metric: MetricKind.Cos,
@@ -31,6 +33,11 @@ export class AnnIndex {
       expansion_search: EXPANSION_SEARCH,
       multi: false,
     });
+  }
+
+  /** Bytes of memory it holds, estimated: an int8 copy of each vector and its links at every level. */
+  get bytes(): number {
+    return this.size * (this.#dims + CONNECTIVITY * 2 * 4 + 64);
   }
 
   /** How many vectors it holds. */

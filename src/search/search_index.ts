@@ -109,6 +109,8 @@ export class SearchIndex {
   readonly #text: TextIndex;
   readonly #graphs: AnnGraphs | undefined;
   #ann: AnnIndex | undefined;
+  /** Bytes of the documents' ids, texts and metadata, estimated as they come and go. */
+  #contentBytes = 0;
   /** Slots whose vectors the graph does not hold yet: added in batches, at the next search or once there are many. */
   readonly #annPending = new Set<number>();
 
@@ -123,7 +125,10 @@ export class SearchIndex {
     for (let slot = 0; slot < this.#ids.length; slot++) {
       const id = this.#ids[slot];
       if (id === undefined) this.#free.push(slot);
-      else this.#slots.set(id, slot);
+      else {
+        this.#slots.set(id, slot);
+        this.#contentBytes += contentBytes(id, this.#contents[slot]!);
+      }
     }
     this.#free.reverse();
     if (this.#ann === undefined && this.#graphs !== undefined && this.size > EXACT_SEARCH_MAX_DOCS) {
@@ -137,6 +142,12 @@ export class SearchIndex {
   /** The index revision this state shows. */
   get revision(): number {
     return this.#revision;
+  }
+
+  /** Bytes of memory it holds, estimated: documents, vectors, postings and the graph. */
+  memoryBytes(): number {
+    return this.#contentBytes + this.#vectors.bytes + this.#text.bytes + (this.#ann?.bytes ?? 0) +
+      this.#ids.length * BYTES_PER_SLOT;
   }
 
   /** How many documents it holds. */
@@ -282,15 +293,26 @@ export class SearchIndex {
     this.#slots.set(id, slot);
     this.#vectors.set(slot, vector);
     this.#text.add(slot, content.text);
+    this.#contentBytes += contentBytes(id, content);
     return slot;
   }
 
   #clear(id: string, slot: number): void {
     this.#text.remove(slot, this.#contents[slot]!.text);
+    this.#contentBytes -= contentBytes(id, this.#contents[slot]!);
     if (!this.#annPending.delete(slot)) this.#ann?.remove(slot);
     this.#ids[slot] = undefined;
     this.#contents[slot] = undefined;
     this.#slots.delete(id);
     this.#free.push(slot);
   }
+}
+
+/** Memory per slot beyond its document: its place in the arrays and the id map. */
+const BYTES_PER_SLOT = 64;
+
+/** The estimated memory of a document's id, text and metadata (UTF-16 strings, metadata as JSON). */
+function contentBytes(id: string, content: DocContent): number {
+  const metadata = content.metadata === undefined ? 0 : JSON.stringify(content.metadata).length;
+  return 2 * (id.length + content.text.length + metadata) + 96;
 }

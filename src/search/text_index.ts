@@ -21,6 +21,9 @@ export interface Posting {
   counts: readonly number[] | Uint32Array;
 }
 
+/** Memory per slot-term pair, measured on Debian word-list prose: a set entry, its share of the tree and repeats. */
+const BYTES_PER_POSTING = 48;
+
 /** A full-text index of document texts, by slot. */
 export class TextIndex {
   readonly #tree = new radix.RadixTree();
@@ -29,6 +32,8 @@ export class TextIndex {
   readonly #repeats = new Map<string, Map<number, number>>();
   #docs = 0;
   #totalLength = 0;
+  /** Slot-term pairs held: what the index's memory grows with. */
+  #postings = 0;
   #factors: { lengthNorms: Float64Array; singles: Float64Array } | undefined;
 
   /** Indexes the text of an empty slot. */
@@ -36,6 +41,7 @@ export class TextIndex {
     let length = 0;
     for (const [term, count] of termCounts(text)) {
       this.#tree.insert(term, slot);
+      this.#postings++;
       length += count;
       if (count > 1) this.#repeatsOf(term).set(slot, count);
     }
@@ -46,7 +52,7 @@ export class TextIndex {
   remove(slot: number, text: string): void {
     for (const [term, count] of termCounts(text)) {
       const node = this.#node(term);
-      node?.d.delete(slot);
+      if (node?.d.delete(slot)) this.#postings--;
       if (node?.d.size === 0) this.#tree.removeWord(term);
       if (count > 1) this.#repeats.get(term)?.delete(slot);
     }
@@ -117,6 +123,11 @@ export class TextIndex {
     }
   }
 
+  /** Bytes of memory it holds, estimated from its postings (a radix tree of terms, each with a set of slots). */
+  get bytes(): number {
+    return this.#postings * BYTES_PER_POSTING + this.#lengths.byteLength;
+  }
+
   /** The number of terms (repeats included) in the text of a slot. */
   length(slot: number): number {
     return this.#lengths[slot] ?? 0;
@@ -133,6 +144,7 @@ export class TextIndex {
       const holders = index.#node(term)!.d;
       // A plain loop: building a Set from a typed array's iterator was the slowest part of a snapshot load.
       for (let i = 1; i < slots.length; i++) holders.add(slots[i]!);
+      index.#postings += slots.length;
       for (let i = 0; i < counts.length; i++) {
         if (counts[i]! > 1) index.#repeatsOf(term).set(slots[i]!, counts[i]!);
       }

@@ -20,6 +20,11 @@ export class VectorStore {
     return this.#dims;
   }
 
+  /** Bytes of memory it holds. */
+  get bytes(): number {
+    return this.#data.byteLength + this.#norms.byteLength;
+  }
+
   /** Makes room for `slots` vectors of `dims` dimensions at once, as a snapshot load knows both. */
   reserve(slots: number, dims: number): void {
     if (this.#dims === 0) this.#dims = dims;

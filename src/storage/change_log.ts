@@ -9,6 +9,12 @@ import { decodeDocChanges } from "./doc_change_codec.ts";
 import { logKey, logPrefix, stagedBatchPrefix, stagedChunkKey } from "./kv_keys.ts";
 import { commitInBatches, deleteTrees, readChunks } from "./kv_batches.ts";
 
+/**
+ * How long the change log stays readable after a snapshot covers it, so that a process whose cached state was current
+ * within this window catches up by replaying the log instead of reloading the snapshot.
+ */
+export const LOG_RETENTION_MS = 10 * 60 * 1000;
+
 /** One revision's changes: encoded inline, or in the chunks of a staged batch. */
 export type LogEntry = { bytes: Uint8Array } | { batchId: string; chunks: number };
 

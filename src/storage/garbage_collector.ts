@@ -5,8 +5,7 @@
  * were never swapped in.
  */
 import type { IndexRecord, TrashMarker } from "./index_records.ts";
-import type { LogEntry } from "./change_log.ts";
-import { truncateLog } from "./change_log.ts";
+import { LOG_RETENTION_MS, type LogEntry, truncateLog } from "./change_log.ts";
 import {
   indexDataPrefixes,
   indexesPrefix,
@@ -17,7 +16,7 @@ import {
   trashPrefix,
 } from "./kv_keys.ts";
 import { deleteTrees } from "./kv_batches.ts";
-import { deleteAbandonedVersions, readSnapshotPointer } from "./snapshot_store.ts";
+import { deleteAbandonedVersions, readSnapshotPointer, truncatableRevision } from "./snapshot_store.ts";
 import { ABANDONED_AFTER_MS, isAbandoned } from "./timed_id.ts";
 
 /** Deletes the data of one trashed index id, then its marker. */
@@ -64,7 +63,10 @@ async function collectStrayJobs(kv: Deno.Kv, liveIds: ReadonlySet<string>, now: 
 async function collectLeftovers(kv: Deno.Kv, record: IndexRecord, now: number): Promise<void> {
   const pointer = await readSnapshotPointer(kv, record.id);
   // A pending batch is applied from its staged chunks, so its log entry stays until the batch is applied.
-  const covered = Math.min(pointer?.revision ?? 0, record.pending === undefined ? Infinity : record.revision - 1);
+  const covered = Math.min(
+    truncatableRevision(pointer, now, LOG_RETENTION_MS),
+    record.pending === undefined ? Infinity : record.revision - 1,
+  );
   if (covered > 0) await truncateLog(kv, record.id, covered);
   await deleteAbandonedVersions(kv, record.id, pointer?.versionId, now);
 

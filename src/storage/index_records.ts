@@ -32,6 +32,10 @@ export interface IndexJob {
   done: number;
   total: number;
   error?: string;
+  /** The instance running it, while its lease lasts; another instance takes over a job whose lease has expired. */
+  owner?: string;
+  /** When the owner's lease ends (milliseconds since the epoch), unless renewed. */
+  leaseUntil?: number;
 }
 
 /** An index as stored. */

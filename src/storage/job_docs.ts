@@ -5,7 +5,7 @@
  */
 import type { DocInput } from "../api/request_schemas.ts";
 import type { IndexRecord } from "./index_records.ts";
-import { indexKey, jobChunkKey, jobPrefix } from "./kv_keys.ts";
+import { indexKey, jobChunkKey, jobPrefix, runningJobKey, runningJobsPrefix } from "./kv_keys.ts";
 import { deleteTrees, readChunks, writeChunks } from "./kv_batches.ts";
 
 /** The queue message of a job. */
@@ -21,7 +21,11 @@ export interface IndexJobMessage {
 
 /** Whether a queue message is a job message. */
 export function isIndexJobMessage(message: unknown): message is IndexJobMessage {
-  return typeof message === "object" && message !== null && (message as { kind?: unknown }).kind === "indexJob";
+  if (typeof message !== "object" || message === null) return false;
+  const m = message as Record<string, unknown>;
+  return m.kind === "indexJob" && typeof m.projectId === "string" && typeof m.indexName === "string" &&
+    typeof m.indexId === "string" && typeof m.jobId === "string" && typeof m.chunks === "number" &&
+    typeof m.upsert === "boolean";
 }
 
 /** Stages a job's documents; returns the number of chunks. */
@@ -45,8 +49,9 @@ export async function deleteJobDocs(kv: Deno.Kv, indexId: string, jobId: string)
 }
 
 /**
- * Commits a queued job: the index `record` that names it and its queue message, in one atomic commit, if the record is
- * still `current` (null: if no record exists yet). Returns whether it committed.
+ * Commits a queued job: the index `record` that names it, its queue message, and the same message where every instance
+ * looks for jobs to take over, in one atomic commit, if the record is still `current` (null: if no record exists yet).
+ * Returns whether it committed.
  */
 export async function commitQueuedJob(
   kv: Deno.Kv,
@@ -56,7 +61,25 @@ export async function commitQueuedJob(
 ): Promise<boolean> {
   const key = indexKey(record.projectId, record.name);
   const check = current ?? { key, versionstamp: null };
-  return (await kv.atomic().check(check).set(key, record).enqueue(message).commit()).ok;
+  return (await kv.atomic().check(check).set(key, record).set(runningJobKey(record.id), message).enqueue(message)
+    .commit()).ok;
+}
+
+/** Every running job's message, as {@link commitQueuedJob} left it for takeover. */
+export async function* listRunningJobs(kv: Deno.Kv): AsyncGenerator<IndexJobMessage> {
+  for await (const entry of kv.list<IndexJobMessage>({ prefix: runningJobsPrefix() })) {
+    if (isIndexJobMessage(entry.value)) yield entry.value;
+    else console.warn(`Ignoring an unreadable running-job entry ${JSON.stringify(entry.key)}`);
+  }
+}
+
+/** Removes a finished job's takeover entry and staged documents. */
+export async function clearJob(kv: Deno.Kv, indexId: string, jobId: string): Promise<void> {
+  const entry = await kv.get<IndexJobMessage>(runningJobKey(indexId));
+  if (entry.value?.jobId === jobId || (entry.value !== null && !isIndexJobMessage(entry.value))) {
+    await kv.atomic().check(entry).delete(entry.key).commit();
+  }
+  await deleteJobDocs(kv, indexId, jobId);
 }
 
 /** Hands every job message of the store's queue to `run`; resolves when the store closes. */

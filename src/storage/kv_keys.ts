@@ -66,6 +66,21 @@ export function snapshotPointerKey(indexId: string) {
   return ["snapshot", indexId] as const;
 }
 
+/** The lease of the one process that may write an index's next snapshot. */
+export function snapshotLeaseKey(indexId: string) {
+  return ["snapshot", indexId, "lease"] as const;
+}
+
+/** The queue message of an index's running job, where every process can find it to take over a dead runner's job. */
+export function runningJobKey(indexId: string) {
+  return ["jobs_running", indexId] as const;
+}
+
+/** The prefix of every index's running job. */
+export function runningJobsPrefix() {
+  return ["jobs_running"] as const;
+}
+
 /** One immutable chunk of one snapshot version. */
 export function snapshotChunkKey(indexId: string, versionId: string, seq: number) {
   return ["snapshot_chunks", indexId, versionId, seq] as const;
@@ -99,6 +114,7 @@ export function indexDataPrefixes(indexId: string): Deno.KvKey[] {
     docsPrefix(indexId),
     logPrefix(indexId),
     jobPrefix(indexId),
+    [...runningJobKey(indexId)],
     stagedBatchPrefix(indexId),
     [...snapshotPointerKey(indexId)],
     snapshotChunksPrefix(indexId),

@@ -2,7 +2,7 @@
  * Index snapshots: opaque bytes (the search state at one revision), written as immutable chunks under a fresh version
  * id and made visible by one atomic swap of the index's snapshot pointer. Old versions are deleted after the swap.
  */
-import { snapshotChunkKey, snapshotChunksPrefix, snapshotPointerKey, trashKey } from "./kv_keys.ts";
+import { snapshotChunkKey, snapshotChunksPrefix, snapshotLeaseKey, snapshotPointerKey, trashKey } from "./kv_keys.ts";
 import { commitInBatches, deleteTrees, MAX_CHUNK_BYTES, readInGroups } from "./kv_batches.ts";
 import { isAbandoned, newTimedId } from "./timed_id.ts";
 
@@ -12,6 +12,30 @@ export interface SnapshotPointer {
   revision: number;
   chunks: number;
   bytes: number;
+  /** The latest swaps, oldest first, this one last; absent in pointers written before it was kept. */
+  history?: SnapshotSwap[];
+}
+
+/** When a snapshot of which revision was swapped in. */
+export interface SnapshotSwap {
+  revision: number;
+  at: number;
+}
+
+/** Swaps kept in a pointer's history. */
+const HISTORY_LENGTH = 8;
+
+/** Who may write an index's next snapshot, until when. */
+export interface SnapshotLease {
+  owner: string;
+  until: number;
+}
+
+/** Options of {@link writeSnapshot}. */
+export interface SnapshotWriteOptions {
+  /** The lease taken for this write: the swap happens only while it is unchanged, and releases it. */
+  lease?: Deno.KvEntry<SnapshotLease>;
+  now?: number;
 }
 
 /** A snapshot: the revision it shows and its bytes. */
@@ -24,7 +48,12 @@ export interface Snapshot {
  * Stores a snapshot of an index unless it already has one as recent, or the index has been deleted; returns whether
  * it became the current one.
  */
-export async function writeSnapshot(kv: Deno.Kv, indexId: string, snapshot: Snapshot): Promise<boolean> {
+export async function writeSnapshot(
+  kv: Deno.Kv,
+  indexId: string,
+  snapshot: Snapshot,
+  options: SnapshotWriteOptions = {},
+): Promise<boolean> {
   const versionId = newTimedId();
   const chunks = Math.ceil(snapshot.bytes.byteLength / MAX_CHUNK_BYTES);
   // Ten chunks per commit, each copied only when its commit is built, so that a large snapshot is not held twice.
@@ -38,17 +67,21 @@ export async function writeSnapshot(kv: Deno.Kv, indexId: string, snapshot: Snap
   }
   const pointerKey = snapshotPointerKey(indexId);
   const previous = await kv.get<SnapshotPointer>(pointerKey);
+  // A pointer from before histories were kept counts as swapped long ago.
+  const earlier = previous.value === null
+    ? []
+    : previous.value.history ?? [{ revision: previous.value.revision, at: 0 }];
   const pointer: SnapshotPointer = {
     versionId,
     revision: snapshot.revision,
     chunks,
     bytes: snapshot.bytes.byteLength,
+    history: [...earlier, { revision: snapshot.revision, at: options.now ?? Date.now() }].slice(-HISTORY_LENGTH),
   };
   const newer = (previous.value?.revision ?? -1) < snapshot.revision;
-  const result = newer
-    ? await kv.atomic().check(previous, { key: trashKey(indexId), versionstamp: null }).set(pointerKey, pointer)
-      .commit()
-    : { ok: false };
+  const swap = kv.atomic().check(previous, { key: trashKey(indexId), versionstamp: null }).set(pointerKey, pointer);
+  if (options.lease !== undefined) swap.check(options.lease).delete(options.lease.key);
+  const result = newer ? await swap.commit() : { ok: false };
   const obsolete = result.ok ? previous.value?.versionId : versionId;
   if (obsolete !== undefined) await deleteTrees(kv, [snapshotChunksPrefix(indexId, obsolete)]);
   if (result.ok) await deleteAbandonedVersions(kv, indexId, versionId);
@@ -72,6 +105,37 @@ export async function deleteAbandonedVersions(
     if (versionId !== current && isAbandoned(versionId, now)) abandoned.add(versionId);
   }
   await deleteTrees(kv, [...abandoned].map((versionId) => snapshotChunksPrefix(indexId, versionId)));
+}
+
+/**
+ * The revision up to which the change log may be deleted at `now`, so that it stays readable for `retentionMs`: that
+ * of the newest snapshot swapped in at least that long ago (0 when none was). A process that was current within the
+ * window holds a revision at least that high, so it catches up from the log alone.
+ */
+export function truncatableRevision(pointer: SnapshotPointer | null, now: number, retentionMs: number): number {
+  const history = pointer === null ? [] : pointer.history ?? [{ revision: pointer.revision, at: 0 }];
+  let revision = 0;
+  for (const swap of history) if (swap.at <= now - retentionMs) revision = Math.max(revision, swap.revision);
+  return revision;
+}
+
+/**
+ * Takes the lease on writing an index's next snapshot for `ms`, unless another owner holds a lease that has not
+ * expired; returns the lease entry, to pass to {@link writeSnapshot}, or null.
+ */
+export async function takeSnapshotLease(
+  kv: Deno.Kv,
+  indexId: string,
+  owner: string,
+  options: { ms: number; now?: number },
+): Promise<Deno.KvEntry<SnapshotLease> | null> {
+  const now = options.now ?? Date.now();
+  const key = snapshotLeaseKey(indexId);
+  const current = await kv.get<SnapshotLease>(key);
+  if (current.value !== null && current.value.owner !== owner && current.value.until > now) return null;
+  const lease: SnapshotLease = { owner, until: now + options.ms };
+  const result = await kv.atomic().check(current).set(key, lease).commit();
+  return result.ok ? { key, value: lease, versionstamp: result.versionstamp } : null;
 }
 
 /** Reads the pointer of an index's current snapshot, or null when it has none. */

@@ -15,6 +15,11 @@ export function newTimedId(now = Date.now()): string {
 
 /** Whether data under `id` may be collected at `now` once nothing references it; ids of no known time may. */
 export function isAbandoned(id: string, now = Date.now()): boolean {
+  return now - timeOfId(id) >= ABANDONED_AFTER_MS;
+}
+
+/** When `id` was made (milliseconds since the epoch); 0 for an id of no known time. */
+export function timeOfId(id: string): number {
   const time = id.length > TIME_DIGITS && id[TIME_DIGITS] === "-" ? parseInt(id.slice(0, TIME_DIGITS), 36) : NaN;
-  return !(time >= 0) || now - time >= ABANDONED_AFTER_MS;
+  return time >= 0 ? time : 0;
 }

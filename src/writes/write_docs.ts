@@ -15,10 +15,21 @@ import { type IndexTarget, writeToIndex } from "./index_write.ts";
 export interface DocWrite extends IndexTarget {
   docs: DocInput[];
   upsert: boolean;
-  /** The queued job this write finishes, if any; its record entry is cleared by the same commit. */
-  jobId?: string;
+  /**
+   * The queued job this write finishes, if any, and the instance running it: the commit lands only while the record
+   * still names that job and owner, and clears the job.
+   */
+  job?: { id: string; owner: string };
   /** Hears how many of the documents to embed are embedded so far. */
   onProgress?: (done: number, total: number) => Promise<void>;
+}
+
+/** The write of a queued job whose lease another instance has taken over. */
+export class JobLostError extends Error {
+  constructor(jobId: string) {
+    super(`Job ${jobId} was taken over by another instance`);
+    this.name = "JobLostError";
+  }
 }
 
 /** Texts embedded per step of a write, between progress reports. */
@@ -44,6 +55,10 @@ export async function writeDocs(ctx: ServiceContext, write: DocWrite): Promise<A
   return await writeToIndex(ctx, write, async (entry) => {
     const index = entry.value;
     if (index.id !== first.value.id) throw indexNotFound(indexName);
+    const { job } = write;
+    if (job !== undefined && (index.job?.id !== job.id || index.job.owner !== job.owner)) {
+      throw new JobLostError(job.id);
+    }
     const heads = await readDocHeads(ctx.kv, index.id, docs.map((doc) => doc.id));
     const written = upsert ? docs : docs.filter((doc) => !heads.has(doc.id));
     const stored = await toStoredDocs(ctx, modelId, written, known);
@@ -53,7 +68,7 @@ export async function writeDocs(ctx: ServiceContext, write: DocWrite): Promise<A
       previousParts: heads.get(doc.id)?.parts ?? 0,
     }));
     const added = written.filter((doc) => !heads.has(doc.id)).length;
-    const next = nextRevision(index, { docDelta: added, jobId: write.jobId });
+    const next = nextRevision(index, { docDelta: added, jobId: write.job?.id });
     const logBytes = await commitIndexChanges(ctx.kv, entry, changes, next);
     if (logBytes === null) return undefined;
     noteCommittedWrite(ctx, { before: index, after: next, changes, logBytes });

@@ -1,0 +1,154 @@
+/**
+ * Runs queued writes (`options.wait: false`) exactly once across every instance over the store. A job runs under a
+ * lease on its index record, renewed while it runs; every instance looks for running jobs whose lease has expired (their
+ * runner died) and takes them over. The job's final commit lands only while its runner still holds the job, so a
+ * runner that stalled past its lease cannot commit after its successor.
+ */
+import type { ServiceContext } from "../context.ts";
+import { ApiError } from "../api/api_error.ts";
+import { type IndexJob, type IndexRecord, readSettledIndex, replaceIndexRecord } from "../storage/index_records.ts";
+import { clearJob, type IndexJobMessage, listRunningJobs, readJobDocs } from "../storage/job_docs.ts";
+import { timeOfId } from "../storage/timed_id.ts";
+import { JobLostError, writeDocs } from "../writes/write_docs.ts";
+
+/** How long a runner holds a job without renewing its lease; a dead runner's job is taken over after this. */
+export const JOB_LEASE_MS = 5_000;
+/** How often a runner renews its lease, and how often every instance looks for expired leases. */
+const HEARTBEAT_MS = 1_500;
+const SWEEP_MS = 1_000;
+/** Attempts of a job record update before it is skipped (the next one, or the final commit, catches up). */
+const UPDATE_ATTEMPTS = 3;
+
+/** Runs job messages from the queue, and takes over jobs whose runner died. */
+export class JobRunner {
+  readonly #ctx: ServiceContext;
+  /** Jobs this instance runs now, so that a queue redelivery and a sweep never run one twice here. */
+  readonly #running = new Set<string>();
+  #sweeper: ReturnType<typeof setInterval> | undefined;
+
+  constructor(ctx: ServiceContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Starts looking for jobs to take over. */
+  start(): void {
+    this.#sweeper = setInterval(() => {
+      this.#ctx.background.run("job sweep", () => this.#sweep());
+    }, SWEEP_MS);
+  }
+
+  /** Stops looking; jobs already running go on to their end. */
+  stop(): void {
+    clearInterval(this.#sweeper);
+  }
+
+  /** Runs one job message to its end (done, failed, or found stale), unless a live runner holds it. */
+  async run(message: IndexJobMessage): Promise<void> {
+    if (this.#running.has(message.jobId)) return;
+    this.#running.add(message.jobId);
+    try {
+      await this.#run(message);
+    } finally {
+      this.#running.delete(message.jobId);
+    }
+  }
+
+  async #sweep(now = Date.now()): Promise<void> {
+    for await (const message of listRunningJobs(this.#ctx.kv)) {
+      if (this.#running.has(message.jobId)) continue;
+      const entry = await readSettledIndex(this.#ctx.kv, message.projectId, message.indexName);
+      const job = runningJob(entry.value, message);
+      if (job === undefined) {
+        // Finished, failed or gone, and its runner died before clearing up.
+        if (!isYoung(message, now)) await clearJob(this.#ctx.kv, message.indexId, message.jobId);
+        continue;
+      }
+      if (leaseEnd(job) > now) continue;
+      this.#ctx.metrics.countJobTakenOver();
+      this.#ctx.background.run(`job ${message.jobId}`, () => this.run(message));
+    }
+  }
+
+  async #run(message: IndexJobMessage): Promise<void> {
+    const { ctx, owner } = { ctx: this.#ctx, owner: this.#ctx.instance.id };
+    const { projectId, indexName, indexId, jobId } = message;
+    const taken = await this.#update(message, (job) => {
+      if (job.owner !== undefined && job.owner !== owner && leaseEnd(job) > Date.now()) return null;
+      return { ...job, owner, leaseUntil: Date.now() + JOB_LEASE_MS };
+    });
+    if (taken === "gone") {
+      await clearJob(ctx.kv, indexId, jobId);
+      return;
+    }
+    if (taken !== "updated") return; // A live runner holds it.
+    const heartbeat = setInterval(() => {
+      this.#update(message, (job) => job.owner === owner ? { ...job, leaseUntil: Date.now() + JOB_LEASE_MS } : null)
+        .catch((error) => console.error(`Cannot renew the lease of job ${jobId}:`, error));
+    }, HEARTBEAT_MS);
+    try {
+      const docs = await readJobDocs(ctx.kv, message);
+      try {
+        if (docs === null) throw new ApiError(500, "The queued documents are missing");
+        await writeDocs(ctx, {
+          projectId,
+          indexName,
+          docs,
+          upsert: message.upsert,
+          job: { id: jobId, owner },
+          onProgress: async (done) => {
+            await this.#update(message, (job) => job.owner === owner ? { ...job, done } : null);
+          },
+        });
+      } catch (error) {
+        if (error instanceof JobLostError) return; // Another instance took it over: its runner finishes it.
+        if (!(error instanceof ApiError)) throw error; // Storage trouble: the queue or a sweep runs it again.
+        if (error.status >= 500) console.error(`Job ${jobId} of index "${indexName}" failed:`, error.cause ?? error);
+        await this.#update(
+          message,
+          (job) => job.owner === owner ? { ...job, state: "failed", error: error.message } : null,
+        );
+      }
+      await clearJob(ctx.kv, indexId, jobId);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * Changes the job on the index record while the record still runs this job; `change` returns null to leave it.
+   * Returns whether it changed it, left it, or found the job gone.
+   */
+  async #update(
+    message: IndexJobMessage,
+    change: (job: IndexJob) => IndexJob | null,
+  ): Promise<"updated" | "left" | "gone"> {
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const entry = await readSettledIndex(this.#ctx.kv, message.projectId, message.indexName);
+      const job = runningJob(entry.value, message);
+      if (job === undefined) return "gone";
+      const changed = change(job);
+      if (changed === null) return "left";
+      const record: IndexRecord = { ...entry.value!, job: changed };
+      const committed = await replaceIndexRecord(this.#ctx.kv, entry as Deno.KvEntry<IndexRecord>, record);
+      this.#ctx.records.invalidate(entry.key);
+      if (committed) return "updated";
+    }
+    return "left";
+  }
+}
+
+/** The job of `record` if it is the running job that `message` names. */
+function runningJob(record: IndexRecord | null, message: IndexJobMessage): IndexJob | undefined {
+  const job = record?.job;
+  return record?.id === message.indexId && job?.id === message.jobId && job.state === "running" ? job : undefined;
+}
+
+/** When a job's lease ends: its renewed end, or, before any runner took it, one lease after it was queued. */
+function leaseEnd(job: IndexJob): number {
+  return job.leaseUntil ?? timeOfId(job.id) + JOB_LEASE_MS;
+}
+
+/** Whether a job was queued so recently that its record may not show it yet. */
+function isYoung(message: IndexJobMessage, now: number): boolean {
+  return now - timeOfId(message.jobId) < JOB_LEASE_MS;
+}
