@@ -39,6 +39,10 @@ async function serve(config: Config, process: number): Promise<void> {
     cacheDir: config.MODEL_CACHE_DIR,
     allowRemote: config.ALLOW_REMOTE_MODELS,
     backend: config.EMBEDDING_BACKEND,
+    // Processes of a group share the cores: each model run gets its share of them.
+    threads: config.PROCESSES > 1
+      ? Math.max(1, Math.floor(navigator.hardwareConcurrency / config.PROCESSES))
+      : undefined,
   });
   const service = await startService(kv, embedder, config, {
     onDefaultProject: announceDefaultProject,

@@ -9,6 +9,7 @@ export const PERMISSIONS = [
   "--allow-write",
   "--allow-ffi",
   "--allow-sys",
+  "--allow-run",
 ];
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 

@@ -21,6 +21,8 @@ export interface RuntimeOptions {
   cacheDir: string;
   /** Whether models missing on disk may be downloaded from the hub. */
   allowRemote: boolean;
+  /** Threads one model run may use (`native` only); onnxruntime's default, one per core, when absent. */
+  threads?: number | undefined;
 }
 
 /** Opens feature-extraction pipelines on one backend. */
@@ -46,7 +48,10 @@ async function loadNative(options: RuntimeOptions): Promise<TransformersRuntime>
   env.cacheDir = options.cacheDir;
   env.allowRemoteModels = options.allowRemote;
   env.allowLocalModels = true;
-  return { open: (source, { dtype }) => pipeline("feature-extraction", source, { dtype }) };
+  const session_options = options.threads === undefined
+    ? undefined
+    : { intraOpNumThreads: options.threads, interOpNumThreads: 1 };
+  return { open: (source, { dtype }) => pipeline("feature-extraction", source, { dtype, session_options }) };
 }
 
 async function loadWasm(options: RuntimeOptions): Promise<TransformersRuntime> {

@@ -64,6 +64,29 @@ async function rssMiB(pid: number): Promise<number> {
   return Number(status.match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 }
 
+/** Vector searches per second from {@link CLIENTS} concurrent clients, after a warm-up that loads every process. */
+async function searchThroughput(target: ServerProcess): Promise<number> {
+  const queries = benchQueries(QUERIES, 11);
+  const run = async (count: number) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: CLIENTS }, async () => {
+      while (next < count) {
+        const query = queries[next++ % queries.length]!;
+        await ok(target, { action: "search", indexName: "large", query, mode: "vector", include: [] });
+      }
+    }));
+  };
+  await run(CLIENTS * 8);
+  return QUERIES / (await timed(() => run(QUERIES))) * 1000;
+}
+
+/** The `quire_index_loads_total` samples of a server's `/metrics`, as `kind=count` pairs. */
+async function loadCounts(target: ServerProcess): Promise<string> {
+  const text = await (await fetch(target.url.replace("/manage", "/metrics"))).text();
+  return [...text.matchAll(/^quire_index_loads_total\{kind="(\w+)"\} (\d+)/gm)].map(([, kind, n]) => `${kind}=${n}`)
+    .join(", ");
+}
+
 console.log(
   `quire scale benchmark: ${LARGE} docs, 384-d, ${Deno.build.target}, ${navigator.hardwareConcurrency} cores`,
 );
@@ -152,6 +175,32 @@ try {
     served.push(result.hits.map((hit) => hit.id));
   }
 
+  // 12.1 Catch-up: a second instance over the same store; its first search after a 10-doc write on the first.
+  const peerInstance = await startServerProcess(env, key);
+  try {
+    for (const [indexName, size] of [["large", LARGE], ["small", SMALL]] as const) {
+      const search = () => ok(peerInstance, { action: "search", indexName, query: "river storm", mode: "hybrid" });
+      await search();
+      const warm: number[] = [];
+      const first: number[] = [];
+      for (let round = 0; round < WRITE_ROUNDS; round++) {
+        for (let i = 0; i < 5; i++) warm.push(await timed(search));
+        const docs = benchDocs(`cu${indexName}${round}-`, 8_000_000 + round * 10, 10);
+        await ok(server, { action: "addDocs", indexName, docs });
+        first.push(await timed(search));
+      }
+      const [firstMs, warmMs] = [quantile(first, 0.5), quantile(warm, 0.5)];
+      line(
+        "12.1 catch-up",
+        `${size} docs, two instances: first search on B after a 10-doc write on A, median ${ms(firstMs)}; ` +
+          `B warm median ${ms(warmMs)}: ${(firstMs / warmMs).toFixed(2)}×${size === LARGE ? " (target ≤ 3×)" : ""}`,
+      );
+    }
+    line("12.1 loads on B", await loadCounts(peerInstance));
+  } finally {
+    await peerInstance.stop();
+  }
+
   // 4. getDocs of the whole large index, streamed: the server's RSS while it streams.
   const before = await rssMiB(server.pid);
   let peak = before;
@@ -208,6 +257,16 @@ try {
   const throughput = await measureMetadataThroughput(server, { indexName: "large" });
   line("5. getIndex rps", throughput);
 
+  // 12.7 Vector search throughput: one process, then PROCESSES=2 on one port over the same store.
+  const one = await searchThroughput(server);
+  await server.stop();
+  server = await startServerProcess({ ...env, PROCESSES: "2", LOG_REQUESTS: "false" }, key);
+  const two = await searchThroughput(server);
+  line(
+    "12.7 processes",
+    `vector search, ${CLIENTS} clients: 1 process ${one.toFixed(0)} q/s, PROCESSES=2 ${two.toFixed(0)} q/s: ` +
+      `${(two / one).toFixed(2)}× (target ≥ 1.6×)`,
+  );
   await server.stop();
 
   // Recall, the snapshot, and the vectors the peer gets: read from the store the server left.
