@@ -104,3 +104,58 @@ Deno.test("the change log stays readable for the retention window after a snapsh
     "an old pointer counts as old",
   );
 });
+
+Deno.test("a snapshot writer's lease keeps another instance out until it expires, then that instance writes", async () => {
+  const a = await startTestServer();
+  const b = await startTestServer({ kvPath: a.kvPath, key: a.key });
+  try {
+    await a.ok({ action: "createIndex", indexName: "leased", docs: [{ id: "first", text: "a first lantern" }] });
+    await a.service.context.background.idle();
+    const record = (await a.kv.get<{ id: string }>(["indexes", "default", "leased"])).value!;
+    // What a writer killed mid-snapshot leaves: its lease, for a little longer.
+    await a.kv.set(["snapshot", record.id, "lease"], { owner: "killed-writer", until: Date.now() + 1_500 });
+    const long = (i: number) => ({ id: `long${i}`, text: `${words(i, 20)} `.repeat(60) });
+    const written = () => b.service.context.metrics.snapshotsWritten();
+    // Over 1 MiB of log: a snapshot is due.
+    await b.ok({ action: "addDocs", indexName: "leased", docs: Array.from({ length: 200 }, (_, i) => long(i)) });
+    await b.service.context.background.idle();
+    assert.equal(written(), 0, "the live lease keeps B out");
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    await b.ok({ action: "addDocs", indexName: "leased", docs: [long(999)] });
+    await b.service.context.background.idle();
+    assert.equal(written(), 1, "once it expired, B took the lease and wrote the snapshot");
+    assert.equal((await a.kv.get(["snapshot", record.id, "lease"])).value, null, "and released it");
+    const pointer = (await a.kv.get<{ revision: number }>(["snapshot", record.id])).value!;
+    assert.equal(pointer.revision, 3);
+  } finally {
+    await b.close();
+    await a.close();
+  }
+});
+
+Deno.test("unreadable lease and running-job entries are logged and recovered from, never a crash", async () => {
+  const server = await startTestServer();
+  const warnings: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => warnings.push(args.join(" "));
+  try {
+    await server.ok({ action: "createIndex", indexName: "odd", docs: [{ id: "a", text: "an odd copper lantern" }] });
+    await server.service.context.background.idle();
+    const record = (await server.kv.get<{ id: string }>(["indexes", "default", "odd"])).value!;
+    await server.kv.set(["snapshot", record.id, "lease"], "not a lease");
+    await server.kv.set(["jobs_running", "no-such-index"], { kind: "indexJob", chunks: "many" });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal((await server.kv.get(["jobs_running", "no-such-index"])).value, null, "the bad job entry went");
+    assert.ok(warnings.some((line) => line.includes("unreadable running-job entry")));
+    const before = server.service.context.metrics.snapshotsWritten();
+    const docs = Array.from({ length: 200 }, (_, i) => ({ id: `l${i}`, text: `${words(i, 20)} `.repeat(60) }));
+    await server.ok({ action: "addDocs", indexName: "odd", docs });
+    await server.service.context.background.idle();
+    assert.equal(server.service.context.metrics.snapshotsWritten(), before + 1, "the bad lease was replaced");
+    const found = await server.ok<{ total: number }>({ action: "search", indexName: "odd", query: "copper" });
+    assert.ok(found.total >= 1);
+  } finally {
+    console.warn = warn;
+    await server.close();
+  }
+});

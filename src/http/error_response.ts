@@ -10,7 +10,9 @@ export function errorResponse(error: unknown, action?: string): Response {
   const known = error instanceof ApiError ? error : isStoreBusy(error) ? storeBusy(error) : undefined;
   const status = known?.status ?? 500;
   if (status >= 500) {
-    console.error(`Request failed${action === undefined ? "" : ` (${action})`}:`, known?.cause ?? error);
+    // A refusal of ours (507, or 500 naming the model) has its cause logged; one without a cause, its message.
+    const logged = known === undefined ? error : known.cause ?? known.message;
+    console.error(`Request failed${action === undefined ? "" : ` (${action})`}:`, logged);
   }
   const message = known?.message ?? "Internal server error";
   const body = action === undefined ? { error: message } : { error: message, action };

@@ -19,6 +19,7 @@ import {
   truncatableRevision,
   writeSnapshot,
 } from "../storage/snapshot_store.ts";
+import { isStoreBusy } from "../storage/store_busy.ts";
 import { type LoadedIndex, loadSearchIndex } from "./load_search_index.ts";
 import { type LogState, snapshotDue, SnapshotPolicy } from "./snapshot_policy.ts";
 
@@ -142,8 +143,9 @@ export class IndexStates {
   /** Reads an index's search state from the store, without keeping it. */
   async #read(record: IndexRecord): Promise<LoadedIndex> {
     const pointer = await readSnapshotPointer(this.#kv, record.id);
-    // A snapshot is about the size of the state it restores: one larger than the budget is not even read.
-    if (pointer !== null && pointer.bytes > this.budgetBytes) {
+    // A snapshot is near the size of the state it restores (the graph and UTF-8 texts make it larger or smaller):
+    // one over twice the budget cannot fit and is not even read.
+    if (pointer !== null && pointer.bytes > 2 * this.budgetBytes) {
       throw indexTooLarge(record.name, pointer.bytes, this.budgetBytes);
     }
     const loaded = await loadSearchIndex(this.#kv, record, { graphs: this.#options.graphs });
@@ -227,6 +229,9 @@ export class IndexStates {
           log.state = "running";
           await this.#snapshot(record, log);
         } while (rerunRequested(log));
+      } catch (error) {
+        // Another process holds the store's lock: the log stays due, and the next write here tries again.
+        if (!isStoreBusy(error)) throw error;
       } finally {
         log.state = undefined;
       }
@@ -251,13 +256,22 @@ export class IndexStates {
     // Encoded in one synchronous step, so that no write can land halfway.
     const bytes = encodeSearchSnapshot(index);
     const revision = index.revision;
+    // Writes that land while the snapshot is written count towards the next one.
+    const covered = log.logBytes;
     log.logBytes = 0;
+    const written = await writeSnapshot(this.#kv, address.id, { revision, bytes }, { lease }).catch((error) => {
+      log.logBytes += covered;
+      throw error;
+    });
+    if (!written) {
+      log.logBytes += covered;
+      return;
+    }
     log.snapshotBytes = bytes.byteLength;
-    if (!await writeSnapshot(this.#kv, address.id, { revision, bytes }, { lease })) return;
     this.#options.metrics.countSnapshotWritten();
     const pointer = await readSnapshotPointer(this.#kv, address.id);
-    const covered = truncatableRevision(pointer, Date.now(), LOG_RETENTION_MS);
-    if (covered > 0) await truncateLog(this.#kv, address.id, covered);
+    const truncatable = truncatableRevision(pointer, Date.now(), LOG_RETENTION_MS);
+    if (truncatable > 0) await truncateLog(this.#kv, address.id, truncatable);
   }
 }
 

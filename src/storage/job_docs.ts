@@ -68,8 +68,13 @@ export async function commitQueuedJob(
 /** Every running job's message, as {@link commitQueuedJob} left it for takeover. */
 export async function* listRunningJobs(kv: Deno.Kv): AsyncGenerator<IndexJobMessage> {
   for await (const entry of kv.list<IndexJobMessage>({ prefix: runningJobsPrefix() })) {
-    if (isIndexJobMessage(entry.value)) yield entry.value;
-    else console.warn(`Ignoring an unreadable running-job entry ${JSON.stringify(entry.key)}`);
+    if (isIndexJobMessage(entry.value)) {
+      yield entry.value;
+      continue;
+    }
+    // Nothing can run it: its job, if any, fails over to the queue's redelivery, and the entry goes.
+    console.warn(`Deleting an unreadable running-job entry ${JSON.stringify(entry.key)}`);
+    await kv.atomic().check(entry).delete(entry.key).commit();
   }
 }
 

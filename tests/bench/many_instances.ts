@@ -137,7 +137,8 @@ console.log(`quire many-instances benchmark: ${Deno.build.target}, ${navigator.h
     }
     await server.stop();
     server = await startServerProcess(env, key);
-    await ok(server, { action: "getIndex", indexName: "one" });
+    // The baseline: the process with its model loaded (readiness waits for it) and no search state.
+    await fetch(server.url.replace("/manage", "/readyz")).then((response) => response.body?.cancel());
     const baseline = await rssMiB(server.pid);
     let peak = baseline;
     const sampler = setInterval(async () => peak = Math.max(peak, await rssMiB(server.pid)), 25);
