@@ -69,7 +69,10 @@ export interface TestServer {
   ok<T = unknown>(body: Record<string, unknown>): Promise<T>;
   /** Stops the server and closes the store, then starts both again over the same file. */
   restart(): Promise<TestServer>;
+  /** Stops the server and closes the store; again, it does nothing. */
   close(): Promise<void>;
+  /** {@link close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Options of {@link startTestServer}. */
@@ -101,11 +104,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     });
   const call = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     send(JSON.stringify({ projectId: "default", ...body }), headers);
-  const close = async () => {
-    await service.shutdown();
-    await embedder.dispose();
-    kv.close();
-  };
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    closing ??= (async () => {
+      await service.shutdown();
+      await embedder.dispose();
+      kv.close();
+    })();
   return {
     url,
     kvPath,
@@ -125,6 +130,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       return await startTestServer({ ...options, kvPath, key });
     },
     close,
+    [Symbol.asyncDispose]: close,
   };
 }
 

@@ -6,102 +6,90 @@ import { serverEnvironment, startServerProcess } from "./_server_process.ts";
 const CLIENTS = 50;
 
 Deno.test("50 clients upserting and deleting overlapping ids lose no update, and the counts add up", async () => {
-  const server = await startTestServer({ env: { PROJECT_MAX_CONCURRENCY: "200" } });
-  try {
-    await server.ok({ action: "createIndex", indexName: "busy", docs: [] });
-    let added = 0;
-    let deleted = 0;
-    const lastText = new Map<string, string>();
-    await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
-      for (let round = 0; round < 4; round++) {
-        // Half of the ids are this client's own, half are shared with every other client.
-        const ids = [`own-${client}-${round}`, `shared-${(client + round) % 10}`];
-        const docs = ids.map((id) => ({ id, text: `client ${client} round ${round} writes ${id}` }));
-        const result = await server.ok<{ added: number; updated: number }>({
-          action: "addDocs",
+  await using server = await startTestServer({ env: { PROJECT_MAX_CONCURRENCY: "200" } });
+  await server.ok({ action: "createIndex", indexName: "busy", docs: [] });
+  let added = 0;
+  let deleted = 0;
+  const lastText = new Map<string, string>();
+  await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
+    for (let round = 0; round < 4; round++) {
+      // Half of the ids are this client's own, half are shared with every other client.
+      const ids = [`own-${client}-${round}`, `shared-${(client + round) % 10}`];
+      const docs = ids.map((id) => ({ id, text: `client ${client} round ${round} writes ${id}` }));
+      const result = await server.ok<{ added: number; updated: number }>({
+        action: "addDocs",
+        indexName: "busy",
+        docs,
+      });
+      assert.equal(result.added + result.updated, 2);
+      added += result.added;
+      if (round % 2 === 1) {
+        const gone = await server.ok<{ deleted: number }>({
+          action: "deleteDocs",
           indexName: "busy",
-          docs,
+          docIds: [ids[1]!],
         });
-        assert.equal(result.added + result.updated, 2);
-        added += result.added;
-        if (round % 2 === 1) {
-          const gone = await server.ok<{ deleted: number }>({
-            action: "deleteDocs",
-            indexName: "busy",
-            docIds: [ids[1]!],
-          });
-          deleted += gone.deleted;
-        } else lastText.set(ids[0]!, docs[0]!.text);
-      }
-    }));
-    const docs = await server.ok<{ id: string; text: string }[]>({ action: "getDocs", indexName: "busy" });
-    const index = await server.ok<{ docCount: number; version: string }>({ action: "getIndex", indexName: "busy" });
-    assert.equal(index.docCount, docs.length, "docCount is exact");
-    assert.equal(added - deleted, docs.length, "every add and delete is accounted for");
-    for (const [id, text] of lastText) {
-      assert.equal(docs.find((doc) => doc.id === id)?.text, text, `the write to ${id} survived`);
+        deleted += gone.deleted;
+      } else lastText.set(ids[0]!, docs[0]!.text);
     }
-    const writes = CLIENTS * 4 + CLIENTS * 2;
-    assert.equal(Number(index.version), 1 + writes, "every write made exactly one revision");
-    const search = await server.ok<{ total: number }>({
-      action: "search",
-      indexName: "busy",
-      query: "writes",
-      mode: "fulltext",
-      limit: 1,
-    });
-    assert.equal(search.total, docs.length, "search agrees with getDocs");
-    console.log(`concurrency: ${CLIENTS} clients, ${writes} writes, 0 lost updates, counts exact`);
-  } finally {
-    await server.close();
+  }));
+  const docs = await server.ok<{ id: string; text: string }[]>({ action: "getDocs", indexName: "busy" });
+  const index = await server.ok<{ docCount: number; version: string }>({ action: "getIndex", indexName: "busy" });
+  assert.equal(index.docCount, docs.length, "docCount is exact");
+  assert.equal(added - deleted, docs.length, "every add and delete is accounted for");
+  for (const [id, text] of lastText) {
+    assert.equal(docs.find((doc) => doc.id === id)?.text, text, `the write to ${id} survived`);
   }
+  const writes = CLIENTS * 4 + CLIENTS * 2;
+  assert.equal(Number(index.version), 1 + writes, "every write made exactly one revision");
+  const search = await server.ok<{ total: number }>({
+    action: "search",
+    indexName: "busy",
+    query: "writes",
+    mode: "fulltext",
+    limit: 1,
+  });
+  assert.equal(search.total, docs.length, "search agrees with getDocs");
+  console.log(`concurrency: ${CLIENTS} clients, ${writes} writes, 0 lost updates, counts exact`);
 });
 
 Deno.test("concurrent createIndex of one name: exactly one succeeds, the others get 409", async () => {
-  const server = await startTestServer({ env: { PROJECT_MAX_CONCURRENCY: "200" } });
-  try {
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      server.call({
-        action: "createIndex",
-        indexName: "contested",
-        docs: [{ id: `d${i}`, text: `attempt ${i}` }],
-      })));
-    const statuses = await Promise.all(responses.map(async (response) => {
-      await response.body?.cancel();
-      return response.status;
-    }));
-    assert.equal(statuses.filter((status) => status === 200).length, 1);
-    assert.equal(statuses.filter((status) => status === 409).length, 19);
-    const docs = await server.ok<unknown[]>({ action: "getDocs", indexName: "contested" });
-    assert.equal(docs.length, 1, "only the winner's documents exist");
-  } finally {
-    await server.close();
-  }
+  await using server = await startTestServer({ env: { PROJECT_MAX_CONCURRENCY: "200" } });
+  const responses = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+    server.call({
+      action: "createIndex",
+      indexName: "contested",
+      docs: [{ id: `d${i}`, text: `attempt ${i}` }],
+    })));
+  const statuses = await Promise.all(responses.map(async (response) => {
+    await response.body?.cancel();
+    return response.status;
+  }));
+  assert.equal(statuses.filter((status) => status === 200).length, 1);
+  assert.equal(statuses.filter((status) => status === 409).length, 19);
+  const docs = await server.ok<unknown[]>({ action: "getDocs", indexName: "contested" });
+  assert.equal(docs.length, 1, "only the winner's documents exist");
 });
 
 Deno.test("deleteIndex racing addDocs leaves the index wholly gone or wholly present", async () => {
-  const server = await startTestServer({ env: { PROJECT_MAX_CONCURRENCY: "200" } });
-  try {
-    for (let attempt = 0; attempt < 10; attempt++) {
-      const name = `race-${attempt}`;
-      await server.ok({ action: "createIndex", indexName: name, docs: [{ id: "seed", text: "seed" }] });
-      const docs = Array.from({ length: 20 }, (_, i) => ({ id: `d${i}`, text: `doc ${i}` }));
-      const [add, remove] = await Promise.all([
-        server.call({ action: "addDocs", indexName: name, docs }),
-        server.call({ action: "deleteIndex", indexName: name }),
-      ]);
-      await add.body?.cancel();
-      await remove.body?.cancel();
-      assert.equal(remove.status, 200);
-      const after = await server.call({ action: "getIndex", indexName: name });
-      await after.body?.cancel();
-      assert.equal(after.status, 404, "the delete wins in the end, whatever the order");
-      // Recreating the name starts empty: nothing of the racing write leaks into the new index.
-      await server.ok({ action: "createIndex", indexName: name, docs: [] });
-      assert.deepEqual(await server.ok({ action: "getDocs", indexName: name }), []);
-    }
-  } finally {
-    await server.close();
+  await using server = await startTestServer({ env: { PROJECT_MAX_CONCURRENCY: "200" } });
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const name = `race-${attempt}`;
+    await server.ok({ action: "createIndex", indexName: name, docs: [{ id: "seed", text: "seed" }] });
+    const docs = Array.from({ length: 20 }, (_, i) => ({ id: `d${i}`, text: `doc ${i}` }));
+    const [add, remove] = await Promise.all([
+      server.call({ action: "addDocs", indexName: name, docs }),
+      server.call({ action: "deleteIndex", indexName: name }),
+    ]);
+    await add.body?.cancel();
+    await remove.body?.cancel();
+    assert.equal(remove.status, 200);
+    const after = await server.call({ action: "getIndex", indexName: name });
+    await after.body?.cancel();
+    assert.equal(after.status, 404, "the delete wins in the end, whatever the order");
+    // Recreating the name starts empty: nothing of the racing write leaks into the new index.
+    await server.ok({ action: "createIndex", indexName: name, docs: [] });
+    assert.deepEqual(await server.ok({ action: "getDocs", indexName: name }), []);
   }
 });
 

@@ -39,25 +39,21 @@ Deno.test("every acknowledged write survives a restart", async () => {
 });
 
 Deno.test("a new index gets a snapshot at once; small writes then only append to the change log", async () => {
-  const server = await startTestServer();
-  try {
-    const docs = [randomDoc({ k: "v" }), randomDoc(), randomDoc()];
-    await server.ok({ action: "createIndex", indexName: "snap", docs });
-    await server.service.context.background.idle();
-    await server.ok({ action: "deleteDocs", indexName: "snap", docIds: [docs[0]!.id] });
-    await server.service.context.background.idle();
-    const record = (await server.kv.get<IndexRecord>(indexKey("default", "snap"))).value!;
-    const snapshot = await readSnapshot(server.kv, record.id);
-    assert.equal(snapshot?.revision, 1);
-    const index = decodeSearchSnapshot(snapshot!.bytes);
-    assert.equal(index.size, 3);
-    for (const doc of docs) {
-      assert.deepEqual(index.content(doc.id), { text: doc.text, ...doc.metadata && { metadata: doc.metadata } });
-    }
-    assert.ok((await server.kv.get(logKey(record.id, 2))).value !== null, "the delete is in the log");
-  } finally {
-    await server.close();
+  await using server = await startTestServer();
+  const docs = [randomDoc({ k: "v" }), randomDoc(), randomDoc()];
+  await server.ok({ action: "createIndex", indexName: "snap", docs });
+  await server.service.context.background.idle();
+  await server.ok({ action: "deleteDocs", indexName: "snap", docIds: [docs[0]!.id] });
+  await server.service.context.background.idle();
+  const record = (await server.kv.get<IndexRecord>(indexKey("default", "snap"))).value!;
+  const snapshot = await readSnapshot(server.kv, record.id);
+  assert.equal(snapshot?.revision, 1);
+  const index = decodeSearchSnapshot(snapshot!.bytes);
+  assert.equal(index.size, 3);
+  for (const doc of docs) {
+    assert.deepEqual(index.content(doc.id), { text: doc.text, ...doc.metadata && { metadata: doc.metadata } });
   }
+  assert.ok((await server.kv.get(logKey(record.id, 2))).value !== null, "the delete is in the log");
 });
 
 Deno.test("once the change log outgrows the snapshot, a new snapshot replaces both, and a restart agrees", async () => {
@@ -126,24 +122,20 @@ Deno.test("when embedding fails, createIndex is 500 and leaves no index behind",
 });
 
 Deno.test("two projects can use one index name without seeing each other", async () => {
-  const server = await startTestServer();
-  try {
-    const otherKey = (await createProject(server.kv, "other"))!;
-    const asOther = (body: Record<string, unknown>) =>
-      server.call({ ...body, projectId: "other" }, { "x-project-key": otherKey });
-    await server.ok({ action: "createIndex", indexName: "shared", docs: [{ id: "a", text: "mine" }] });
-    assert.equal((await asOther({ action: "createIndex", indexName: "shared", docs: [] })).status, 200);
-    assert.deepEqual(await (await asOther({ action: "getDocs", indexName: "shared" })).json(), []);
-    assert.deepEqual(await server.ok({ action: "getDocs", indexName: "shared" }), [{ id: "a", text: "mine" }]);
-    await server.ok({ action: "createIndex", indexName: "private", docs: [] });
-    const list = await (await asOther({ action: "listIndexes" })).json();
-    assert.deepEqual(list.map((index: { name: string }) => index.name), ["shared"]);
-    await assertJsonError(await asOther({ action: "getIndex", indexName: "private" }), 404);
-    const crossKey = await server.call({ action: "listIndexes", projectId: "other" });
-    await assertJsonError(crossKey, 403);
-  } finally {
-    await server.close();
-  }
+  await using server = await startTestServer();
+  const otherKey = (await createProject(server.kv, "other"))!;
+  const asOther = (body: Record<string, unknown>) =>
+    server.call({ ...body, projectId: "other" }, { "x-project-key": otherKey });
+  await server.ok({ action: "createIndex", indexName: "shared", docs: [{ id: "a", text: "mine" }] });
+  assert.equal((await asOther({ action: "createIndex", indexName: "shared", docs: [] })).status, 200);
+  assert.deepEqual(await (await asOther({ action: "getDocs", indexName: "shared" })).json(), []);
+  assert.deepEqual(await server.ok({ action: "getDocs", indexName: "shared" }), [{ id: "a", text: "mine" }]);
+  await server.ok({ action: "createIndex", indexName: "private", docs: [] });
+  const list = await (await asOther({ action: "listIndexes" })).json();
+  assert.deepEqual(list.map((index: { name: string }) => index.name), ["shared"]);
+  await assertJsonError(await asOther({ action: "getIndex", indexName: "private" }), 404);
+  const crossKey = await server.call({ action: "listIndexes", projectId: "other" });
+  await assertJsonError(crossKey, 403);
 });
 
 Deno.test("unchanged texts are never embedded twice", async () => {

@@ -37,41 +37,33 @@ Deno.test("a write on one instance reaches another's cached index by catch-up fr
 });
 
 Deno.test("an index that cannot fit the memory budget answers 507 naming SEARCH_CACHE_MB, and the rest goes on", async () => {
-  const server = await startTestServer({ env: { SEARCH_CACHE_MB: "1" } });
-  try {
-    const docs = Array.from({ length: 1500 }, (_, i) => ({ id: `d${i}`, text: `${words(i, 40)} unique${i}` }));
-    await server.ok({ action: "createIndex", indexName: "big", docs });
-    await server.ok({ action: "createIndex", indexName: "small", docs: [{ id: "s", text: "a small lantern" }] });
-    const response = await server.call({ action: "search", indexName: "big", query: "unique7", mode: "fulltext" });
-    const body = await assertJsonError(response, 507, /SEARCH_CACHE_MB \(1\)/);
-    assert.equal(body.action, "search");
-    const small = await server.ok<{ total: number }>({ action: "search", indexName: "small", query: "lantern" });
-    assert.equal(small.total, 1);
-    assert.ok(server.service.context.indexStates.totalBytes() <= 1024 * 1024);
-  } finally {
-    await server.close();
-  }
+  await using server = await startTestServer({ env: { SEARCH_CACHE_MB: "1" } });
+  const docs = Array.from({ length: 1500 }, (_, i) => ({ id: `d${i}`, text: `${words(i, 40)} unique${i}` }));
+  await server.ok({ action: "createIndex", indexName: "big", docs });
+  await server.ok({ action: "createIndex", indexName: "small", docs: [{ id: "s", text: "a small lantern" }] });
+  const response = await server.call({ action: "search", indexName: "big", query: "unique7", mode: "fulltext" });
+  const body = await assertJsonError(response, 507, /SEARCH_CACHE_MB \(1\)/);
+  assert.equal(body.action, "search");
+  const small = await server.ok<{ total: number }>({ action: "search", indexName: "small", query: "lantern" });
+  assert.equal(small.total, 1);
+  assert.ok(server.service.context.indexStates.totalBytes() <= 1024 * 1024);
 });
 
 Deno.test("least recently searched indexes are evicted to stay within the budget, and reload correctly", async () => {
-  const server = await startTestServer({ env: { SEARCH_CACHE_MB: "1" } });
-  try {
-    for (const name of ["one", "two", "three"]) {
-      const docs = Array.from({ length: 500 }, (_, i) => ({ id: `${name}${i}`, text: `${words(i, 30)} ${name}${i}` }));
-      await server.ok({ action: "createIndex", indexName: name, docs });
-    }
-    for (let round = 0; round < 3; round++) {
-      for (const name of ["one", "two", "three"]) {
-        const query = { action: "search", indexName: name, query: `${name}${round}`, mode: "fulltext" };
-        const found = await server.ok<{ hits: { id: string }[] }>(query);
-        assert.equal(found.hits[0]?.id, `${name}${round}`);
-        assert.ok(server.service.context.indexStates.totalBytes() <= 1024 * 1024);
-      }
-    }
-    assert.ok(server.service.context.metrics.evictions() > 0, "something was evicted");
-  } finally {
-    await server.close();
+  await using server = await startTestServer({ env: { SEARCH_CACHE_MB: "1" } });
+  for (const name of ["one", "two", "three"]) {
+    const docs = Array.from({ length: 500 }, (_, i) => ({ id: `${name}${i}`, text: `${words(i, 30)} ${name}${i}` }));
+    await server.ok({ action: "createIndex", indexName: name, docs });
   }
+  for (let round = 0; round < 3; round++) {
+    for (const name of ["one", "two", "three"]) {
+      const query = { action: "search", indexName: name, query: `${name}${round}`, mode: "fulltext" };
+      const found = await server.ok<{ hits: { id: string }[] }>(query);
+      assert.equal(found.hits[0]?.id, `${name}${round}`);
+      assert.ok(server.service.context.indexStates.totalBytes() <= 1024 * 1024);
+    }
+  }
+  assert.ok(server.service.context.metrics.evictions() > 0, "something was evicted");
 });
 
 Deno.test("one snapshot writer at a time: a live lease keeps others out, an expired one is taken over", async () => {

@@ -32,63 +32,55 @@ const docs = (prefix: string, count: number) =>
   Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}`, text: `river storm number ${i}` }));
 
 Deno.test("createIndex with wait: false answers 202 Building, then the index becomes Ready with its docs", async () => {
-  const server = await startTestServer();
-  try {
-    const response = await server.call({
-      action: "createIndex",
-      indexName: "queued",
-      docs: docs("a", 300),
-      options: { wait: false },
-    });
-    assert.equal(response.status, 202);
-    const accepted = await response.json();
-    assert.equal(accepted.status, "Building");
-    assert.deepEqual(accepted.progress, { done: 0, total: 300 });
-    assert.equal(accepted.docCount, 0);
-    const ready = await waitForStatus(() => getIndex(server, "queued"), (view) => view.status === "Ready");
-    assert.equal(ready.docCount, 300);
-    assert.equal(ready.progress, undefined);
-    const hits = await server.ok<{ total: number }>({
-      action: "search",
-      indexName: "queued",
-      query: "storm",
-      mode: "fulltext",
-    });
-    assert.equal(hits.total, 300);
-    const taken = await server.call({ action: "createIndex", indexName: "queued", docs: [], options: { wait: false } });
-    await assertJsonError(taken, 409, /already exists/);
-  } finally {
-    await server.close();
-  }
+  await using server = await startTestServer();
+  const response = await server.call({
+    action: "createIndex",
+    indexName: "queued",
+    docs: docs("a", 300),
+    options: { wait: false },
+  });
+  assert.equal(response.status, 202);
+  const accepted = await response.json();
+  assert.equal(accepted.status, "Building");
+  assert.deepEqual(accepted.progress, { done: 0, total: 300 });
+  assert.equal(accepted.docCount, 0);
+  const ready = await waitForStatus(() => getIndex(server, "queued"), (view) => view.status === "Ready");
+  assert.equal(ready.docCount, 300);
+  assert.equal(ready.progress, undefined);
+  const hits = await server.ok<{ total: number }>({
+    action: "search",
+    indexName: "queued",
+    query: "storm",
+    mode: "fulltext",
+  });
+  assert.equal(hits.total, 300);
+  const taken = await server.call({ action: "createIndex", indexName: "queued", docs: [], options: { wait: false } });
+  await assertJsonError(taken, 409, /already exists/);
 });
 
 Deno.test("addDocs with wait: false shows Updating, keeps the old state searchable, then applies the write", async () => {
-  const server = await startTestServer();
-  try {
-    await server.ok({ action: "createIndex", indexName: "live", docs: docs("old", 3) });
-    const response = await server.call({
-      action: "addDocs",
-      indexName: "live",
-      docs: docs("new", 600),
-      options: { wait: false, upsert: false },
-    });
-    assert.equal(response.status, 202);
-    assert.equal((await response.json()).status, "Updating");
-    const during = await server.ok<{ total: number }>({
-      action: "search",
-      indexName: "live",
-      query: "storm",
-      mode: "fulltext",
-    });
-    assert.ok(during.total === 3 || during.total === 603, "the old state, or the whole new one, never half");
-    const again = await server.call({ action: "addDocs", indexName: "live", docs: [], options: { wait: false } });
-    const busy = await getIndex(server, "live");
-    if (busy.status === "Updating") await assertJsonError(again, 409, /already updating/);
-    const ready = await waitForStatus(() => getIndex(server, "live"), (view) => view.status === "Ready");
-    assert.equal(ready.docCount, 603);
-  } finally {
-    await server.close();
-  }
+  await using server = await startTestServer();
+  await server.ok({ action: "createIndex", indexName: "live", docs: docs("old", 3) });
+  const response = await server.call({
+    action: "addDocs",
+    indexName: "live",
+    docs: docs("new", 600),
+    options: { wait: false, upsert: false },
+  });
+  assert.equal(response.status, 202);
+  assert.equal((await response.json()).status, "Updating");
+  const during = await server.ok<{ total: number }>({
+    action: "search",
+    indexName: "live",
+    query: "storm",
+    mode: "fulltext",
+  });
+  assert.ok(during.total === 3 || during.total === 603, "the old state, or the whole new one, never half");
+  const again = await server.call({ action: "addDocs", indexName: "live", docs: [], options: { wait: false } });
+  const busy = await getIndex(server, "live");
+  if (busy.status === "Updating") await assertJsonError(again, 409, /already updating/);
+  const ready = await waitForStatus(() => getIndex(server, "live"), (view) => view.status === "Ready");
+  assert.equal(ready.docCount, 603);
 });
 
 Deno.test("a queued write that cannot embed shows Failed with an error, and the next write clears it", async () => {

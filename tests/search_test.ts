@@ -42,13 +42,9 @@ async function searchOk(server: TestServer, body: Record<string, unknown>): Prom
 }
 
 async function withMovies(test: (server: TestServer) => Promise<void>): Promise<void> {
-  const server = await startTestServer();
-  try {
-    await server.ok({ action: "createIndex", indexName: "movies", docs: MOVIES });
-    await test(server);
-  } finally {
-    await server.close();
-  }
+  await using server = await startTestServer();
+  await server.ok({ action: "createIndex", indexName: "movies", docs: MOVIES });
+  await test(server);
 }
 
 function assertRanked(hits: Hit[]): void {
@@ -73,21 +69,17 @@ Deno.test("vector search ranks the doc whose text equals the query first, with c
 });
 
 Deno.test("vector search embeds the query with the index's own model", async () => {
-  const server = await startTestServer();
-  try {
-    const docs = [{ id: "a", text: "storm over the forest" }, { id: "b", text: "music by the river" }];
-    await server.ok({ action: "createIndex", indexName: "medium", docs, modelId: "svc-mediumlm" });
-    const result = await server.ok<SearchResult>({
-      action: "search",
-      indexName: "medium",
-      query: "music by the river",
-      mode: "vector",
-    });
-    assert.equal(result.hits[0]!.id, "b");
-    assert.ok(Math.abs(result.hits[0]!.score! - 1) < 1e-5);
-  } finally {
-    await server.close();
-  }
+  await using server = await startTestServer();
+  const docs = [{ id: "a", text: "storm over the forest" }, { id: "b", text: "music by the river" }];
+  await server.ok({ action: "createIndex", indexName: "medium", docs, modelId: "svc-mediumlm" });
+  const result = await server.ok<SearchResult>({
+    action: "search",
+    indexName: "medium",
+    query: "music by the river",
+    mode: "vector",
+  });
+  assert.equal(result.hits[0]!.id, "b");
+  assert.ok(Math.abs(result.hits[0]!.score! - 1) < 1e-5);
 });
 
 Deno.test("fulltext search returns only docs holding a query term, ranked by BM25", async () => {
@@ -110,16 +102,12 @@ Deno.test("fulltext search returns only docs holding a query term, ranked by BM2
 });
 
 Deno.test("fulltext search folds case and diacritics and splits any script", async () => {
-  const server = await startTestServer();
-  try {
-    const docs = [{ id: "u", text: "Über das Café — Привет, мир!" }, { id: "v", text: "plain ascii words" }];
-    await server.ok({ action: "createIndex", indexName: "intl", docs });
-    for (const query of ["uber", "CAFE", "привет", "МИР"]) {
-      const result = await server.ok<SearchResult>({ action: "search", indexName: "intl", query, mode: "fulltext" });
-      assert.deepEqual(result.hits.map((hit) => hit.id), ["u"], query);
-    }
-  } finally {
-    await server.close();
+  await using server = await startTestServer();
+  const docs = [{ id: "u", text: "Über das Café — Привет, мир!" }, { id: "v", text: "plain ascii words" }];
+  await server.ok({ action: "createIndex", indexName: "intl", docs });
+  for (const query of ["uber", "CAFE", "привет", "МИР"]) {
+    const result = await server.ok<SearchResult>({ action: "search", indexName: "intl", query, mode: "fulltext" });
+    assert.deepEqual(result.hits.map((hit) => hit.id), ["u"], query);
   }
 });
 
@@ -198,82 +186,74 @@ Deno.test("each filter operator selects the right documents", async (t) => {
 });
 
 Deno.test("filters apply before limit: a filtered page is full when enough docs match", async () => {
-  const server = await startTestServer();
-  try {
-    const docs = Array.from({ length: 30 }, (_, i) => ({
-      id: `d${String(i).padStart(2, "0")}`,
-      // The close matches to the query are the odd docs, which the filter rejects.
-      text: i % 2 === 1 ? "river storm river storm" : `forest number ${i}`,
-      metadata: { even: i % 2 === 0 },
-    }));
-    await server.ok({ action: "createIndex", indexName: "parity", docs });
-    for (const mode of ["vector", "hybrid"]) {
-      const result = await server.ok<SearchResult>({
-        action: "search",
-        indexName: "parity",
-        query: "river storm river storm",
-        mode,
-        filter: { even: true },
-        limit: 5,
-      });
-      assert.equal(result.hits.length, 5, mode);
-      assert.equal(result.total, 15);
-      assert.ok(result.hits.every((hit) => (hit.metadata as { even: boolean }).even));
-    }
-  } finally {
-    await server.close();
+  await using server = await startTestServer();
+  const docs = Array.from({ length: 30 }, (_, i) => ({
+    id: `d${String(i).padStart(2, "0")}`,
+    // The close matches to the query are the odd docs, which the filter rejects.
+    text: i % 2 === 1 ? "river storm river storm" : `forest number ${i}`,
+    metadata: { even: i % 2 === 0 },
+  }));
+  await server.ok({ action: "createIndex", indexName: "parity", docs });
+  for (const mode of ["vector", "hybrid"]) {
+    const result = await server.ok<SearchResult>({
+      action: "search",
+      indexName: "parity",
+      query: "river storm river storm",
+      mode,
+      filter: { even: true },
+      limit: 5,
+    });
+    assert.equal(result.hits.length, 5, mode);
+    assert.equal(result.total, 15);
+    assert.ok(result.hits.every((hit) => (hit.metadata as { even: boolean }).even));
   }
 });
 
 Deno.test("pages are stable, break score ties by id, and combine with filters", async () => {
-  const server = await startTestServer();
-  try {
-    // Equal texts give equal scores, so the order among them is the id order.
-    const docs = Array.from({ length: 25 }, (_, i) => ({
-      id: `p${String((i * 7) % 25).padStart(2, "0")}`,
-      text: i % 3 === 0 ? "the same text" : `other words ${i % 4}`,
-      metadata: { group: i % 2 },
-    }));
-    await server.ok({ action: "createIndex", indexName: "pages", docs });
-    for (const mode of ["vector", "hybrid", "fulltext"]) {
-      for (const filter of [undefined, { group: 1 }]) {
-        const all = await server.ok<SearchResult>({
+  await using server = await startTestServer();
+  // Equal texts give equal scores, so the order among them is the id order.
+  const docs = Array.from({ length: 25 }, (_, i) => ({
+    id: `p${String((i * 7) % 25).padStart(2, "0")}`,
+    text: i % 3 === 0 ? "the same text" : `other words ${i % 4}`,
+    metadata: { group: i % 2 },
+  }));
+  await server.ok({ action: "createIndex", indexName: "pages", docs });
+  for (const mode of ["vector", "hybrid", "fulltext"]) {
+    for (const filter of [undefined, { group: 1 }]) {
+      const all = await server.ok<SearchResult>({
+        action: "search",
+        indexName: "pages",
+        query: "the same text",
+        mode,
+        filter,
+        limit: 100,
+      });
+      assertRanked(all.hits);
+      const paged: Hit[] = [];
+      for (let offset = 0; offset < all.total + 4; offset += 4) {
+        const page = await server.ok<SearchResult>({
           action: "search",
           indexName: "pages",
           query: "the same text",
           mode,
           filter,
-          limit: 100,
+          limit: 4,
+          offset,
         });
-        assertRanked(all.hits);
-        const paged: Hit[] = [];
-        for (let offset = 0; offset < all.total + 4; offset += 4) {
-          const page = await server.ok<SearchResult>({
-            action: "search",
-            indexName: "pages",
-            query: "the same text",
-            mode,
-            filter,
-            limit: 4,
-            offset,
-          });
-          assert.equal(page.total, all.total);
-          paged.push(...page.hits);
-        }
-        assert.deepEqual(paged, all.hits, `${mode} ${JSON.stringify(filter)}`);
+        assert.equal(page.total, all.total);
+        paged.push(...page.hits);
       }
+      assert.deepEqual(paged, all.hits, `${mode} ${JSON.stringify(filter)}`);
     }
-    const same = await server.ok<SearchResult>({
-      action: "search",
-      indexName: "pages",
-      query: "the same text",
-      mode: "fulltext",
-      include: ["score"],
-    });
-    assert.deepEqual(same.hits.map((hit) => hit.id), docs.filter((_, i) => i % 3 === 0).map((d) => d.id).sort());
-  } finally {
-    await server.close();
   }
+  const same = await server.ok<SearchResult>({
+    action: "search",
+    indexName: "pages",
+    query: "the same text",
+    mode: "fulltext",
+    include: ["score"],
+  });
+  assert.deepEqual(same.hits.map((hit) => hit.id), docs.filter((_, i) => i % 3 === 0).map((d) => d.id).sort());
 });
 
 Deno.test("search sees every acknowledged write at once, and across a restart", async () => {
@@ -410,26 +390,22 @@ Deno.test("searching leaves stored vectors and rankings unchanged", async () => 
 });
 
 Deno.test("search answers 404 for an unknown index and an empty page for an empty index", async () => {
-  const server = await startTestServer();
-  try {
-    const missing = await server.call({ action: "search", indexName: "nope", query: "x" });
-    const error = await assertJsonError(missing, 404, /Index "nope" not found/);
-    assert.equal(error.action, "search");
-    await server.ok({ action: "createIndex", indexName: "empty", docs: [] });
-    for (const mode of ["vector", "hybrid", "fulltext"]) {
-      const result = await server.ok<SearchResult>({ action: "search", indexName: "empty", query: "x", mode });
-      assert.deepEqual([result.hits, result.total], [[], 0]);
-    }
-    const blankVector = await server.ok<SearchResult>({
-      action: "search",
-      indexName: "empty",
-      query: " ",
-      mode: "vector",
-    });
-    assert.equal(blankVector.total, 0, "a blank query is allowed in vector mode");
-  } finally {
-    await server.close();
+  await using server = await startTestServer();
+  const missing = await server.call({ action: "search", indexName: "nope", query: "x" });
+  const error = await assertJsonError(missing, 404, /Index "nope" not found/);
+  assert.equal(error.action, "search");
+  await server.ok({ action: "createIndex", indexName: "empty", docs: [] });
+  for (const mode of ["vector", "hybrid", "fulltext"]) {
+    const result = await server.ok<SearchResult>({ action: "search", indexName: "empty", query: "x", mode });
+    assert.deepEqual([result.hits, result.total], [[], 0]);
   }
+  const blankVector = await server.ok<SearchResult>({
+    action: "search",
+    indexName: "empty",
+    query: " ",
+    mode: "vector",
+  });
+  assert.equal(blankVector.total, 0, "a blank query is allowed in vector mode");
 });
 
 Deno.test("an index embedded by another model version answers 409 to vector search and addDocs", async () => {

@@ -29,34 +29,30 @@ Deno.test("/healthz and /readyz answer without a key and reveal nothing more tha
 });
 
 Deno.test("a body that arrives too slowly is 408", async () => {
-  const server = await startTestServer({ env: { BODY_TIMEOUT_MS: "200" } });
-  try {
-    const encoder = new TextEncoder();
-    let timer: ReturnType<typeof setInterval> | undefined;
-    let sent = 0;
-    // A space every 50 ms for a second: the server stops waiting after 200 ms. (The client only reads the answer
-    // once it has sent everything.)
-    const slow = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(encoder.encode('{"action":'));
-        timer = setInterval(() => {
-          if (++sent === 20) {
-            clearInterval(timer);
-            controller.close();
-          } else controller.enqueue(encoder.encode(" "));
-        }, 50);
-      },
-      cancel() {
-        clearInterval(timer);
-      },
-    });
-    const started = performance.now();
-    const response = await server.send(slow);
-    await assertJsonError(response, 408, /took too long/);
-    assert.ok(performance.now() - started < 900, "answered before the body ended");
-  } finally {
-    await server.close();
-  }
+  await using server = await startTestServer({ env: { BODY_TIMEOUT_MS: "200" } });
+  const encoder = new TextEncoder();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let sent = 0;
+  // A space every 50 ms for a second: the server stops waiting after 200 ms. (The client only reads the answer
+  // once it has sent everything.)
+  const slow = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode('{"action":'));
+      timer = setInterval(() => {
+        if (++sent === 20) {
+          clearInterval(timer);
+          controller.close();
+        } else controller.enqueue(encoder.encode(" "));
+      }, 50);
+    },
+    cancel() {
+      clearInterval(timer);
+    },
+  });
+  const started = performance.now();
+  const response = await server.send(slow);
+  await assertJsonError(response, 408, /took too long/);
+  assert.ok(performance.now() - started < 900, "answered before the body ended");
 });
 
 Deno.test("a project over its in-flight limit gets 429 with Retry-After, and is served again below it", async () => {

@@ -12,9 +12,9 @@ import { listDocs } from "../../src/storage/doc_records.ts";
 import type { IndexRecord } from "../../src/storage/index_records.ts";
 import { indexKey } from "../../src/storage/kv_keys.ts";
 import { readSnapshotPointer } from "../../src/storage/snapshot_store.ts";
-import { FAST_384_SHAPE, writeBertModel } from "../_model.ts";
 import { type ServerProcess, startServerProcess } from "../_server_process.ts";
 import { benchDocs, benchQueries, ms, quantile } from "./_corpus.ts";
+import { line, ok, rssMiB, timed, writeFastModelRegistry } from "./_bench_helpers.ts";
 import { measureEmbeddingThroughput } from "./embedding_throughput.ts";
 import { measureMetadataThroughput } from "./metadata_throughput.ts";
 import { runPeer } from "./peer/run_peer.ts";
@@ -30,9 +30,7 @@ const RECALL_QUERIES = 100;
 
 const started = performance.now();
 const dir = await Deno.makeTempDir({ prefix: "quire-bench-" });
-await writeBertModel(`${dir}/fast`, FAST_384_SHAPE);
-const registry = { "svc-minilm": { source: `${dir}/fast`, version: "bench-384-1", dtype: "fp32" as const } };
-await Deno.writeTextFile(`${dir}/models.json`, JSON.stringify(registry));
+const registry = await writeFastModelRegistry(dir);
 const env = {
   HOSTNAME: "127.0.0.1",
   PORT: "0",
@@ -41,28 +39,6 @@ const env = {
   ALLOW_REMOTE_MODELS: "false",
 };
 const embedder = new Embedder(registry, { cacheDir: `${dir}/cache`, allowRemote: false });
-
-function line(target: string, text: string): void {
-  console.log(`${target.padEnd(22)} ${text}`);
-}
-
-async function ok<T = unknown>(server: ServerProcess, body: Record<string, unknown>): Promise<T> {
-  const response = await server.call(body);
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${body.action} failed with ${response.status}: ${JSON.stringify(json)}`);
-  return json as T;
-}
-
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await work();
-  return performance.now() - start;
-}
-
-async function rssMiB(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Number(status.match(/VmRSS:\s+(\d+)/)![1]) / 1024;
-}
 
 /** Vector searches per second from {@link CLIENTS} concurrent clients, after a warm-up that loads every process. */
 async function searchThroughput(target: ServerProcess): Promise<number> {
