@@ -7,7 +7,7 @@ import { openKvStore } from "./src/storage/kv_store.ts";
 import { Embedder } from "./src/embedding/embedder.ts";
 import { BUILT_IN_MODELS, readModelRegistry } from "./src/embedding/model_registry.ts";
 import { PROJECT_COMMANDS, runProjectCommand } from "./src/cli/project_command.ts";
-import { DEFAULT_PROJECT_ID, ensureDefaultProject, startService } from "./src/server.ts";
+import { DEFAULT_PROJECT_ID, ensureDefaultProject, type RunningService, startService } from "./src/server.ts";
 import { PROCESS_NUMBER_VARIABLE, runProcessGroup } from "./src/process_group.ts";
 
 function printHelp(): void {
@@ -44,21 +44,25 @@ async function serve(config: Config, process: number): Promise<void> {
       ? Math.max(1, Math.floor(navigator.hardwareConcurrency / config.PROCESSES))
       : undefined,
   });
-  const service = await startService(kv, embedder, config, {
-    onDefaultProject: announceDefaultProject,
-    onListen: ({ hostname, port }) => console.log(`quire listening on http://${hostname}:${port}/manage`),
-    process,
-  });
+  // Listening for signals before the service starts, so that one arriving just as it listens still stops it cleanly.
+  const { promise: started, resolve } = Promise.withResolvers<RunningService>();
   const stop = async () => {
     // In-flight requests and background work get a bounded time to finish; the store is closed either way.
     const timeout = new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_TIMEOUT_MS));
-    await Promise.race([service.shutdown(), timeout]);
+    await Promise.race([started.then((service) => service.shutdown()), timeout]);
     await embedder.dispose();
     kv.close();
     Deno.exit(0);
   };
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
+  resolve(
+    await startService(kv, embedder, config, {
+      onDefaultProject: announceDefaultProject,
+      onListen: ({ hostname, port }) => console.log(`quire listening on http://${hostname}:${port}/manage`),
+      process,
+    }),
+  );
 }
 
 if (import.meta.main) {

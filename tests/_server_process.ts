@@ -10,6 +10,7 @@ export const PERMISSIONS = [
   "--allow-ffi",
   "--allow-sys",
   "--allow-run",
+  "--v8-flags=--expose-gc",
 ];
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -23,6 +24,8 @@ export interface ServerProcess {
   call(body: Record<string, unknown>): Promise<Response>;
   /** Stops the process with `signal` and returns its exit code. */
   stop(signal?: Deno.Signal): Promise<number>;
+  /** For `await using`: stops the process with SIGTERM unless it was stopped or has exited; again, it does nothing. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** An environment for a server over a fresh temporary store, with the generated test models unless given others. */
@@ -81,6 +84,19 @@ export async function startServerProcess(
   const url = output.match(/listening on (\S+)/)![1]!;
   const printedKey = output.match(/key is shown only now: (\S+)/)?.[1];
   const projectKey = printedKey ?? key;
+  let exited = false;
+  child.status.then(() => exited = true);
+  let stopping: Promise<number> | undefined;
+  const stop = (signal: Deno.Signal = "SIGTERM") => {
+    const stopped = (async () => {
+      child.kill(signal);
+      const { code } = await child.status;
+      await drained;
+      return code;
+    })();
+    stopping ??= stopped;
+    return stopped;
+  };
   return {
     url,
     key: projectKey,
@@ -91,11 +107,10 @@ export async function startServerProcess(
         headers: { "content-type": "application/json", "x-service-version": "v1", "x-project-key": projectKey },
         body: JSON.stringify({ projectId: "default", ...body }),
       }),
-    async stop(signal: Deno.Signal = "SIGTERM") {
-      child.kill(signal);
-      const { code } = await child.status;
-      await drained;
-      return code;
+    stop,
+    async [Symbol.asyncDispose]() {
+      if (stopping === undefined && !exited) await stop();
+      else await Promise.allSettled([stopping, child.status, drained]);
     },
   };
 }

@@ -95,29 +95,24 @@ Deno.test("deleteIndex racing addDocs leaves the index wholly gone or wholly pre
 
 Deno.test("two server processes on one KV file: every write lands or is refused with 409 or 503, never a 500", async () => {
   const env = { ...(await serverEnvironment()), LOG_REQUESTS: "false", PROJECT_MAX_CONCURRENCY: "1000" };
-  const first = await startServerProcess(env);
-  const second = await startServerProcess(env, first.key);
-  try {
-    assert.equal((await first.call({ action: "createIndex", indexName: "shared", docs: [] })).status, 200);
-    const writes = Array.from({ length: 200 }, (_, i) => {
-      const server = i % 2 === 0 ? first : second;
-      return server.call({ action: "addDocs", indexName: "shared", docs: [{ id: `d${i}`, text: `text ${i}` }] })
-        .then(async (response) => {
-          await response.body?.cancel();
-          return [i, response.status] as const;
-        });
-    });
-    const statuses = await Promise.all(writes);
-    const landed = statuses.filter(([, status]) => status === 200).map(([i]) => `d${i}`);
-    assert.deepEqual(statuses.filter(([, status]) => ![200, 409, 503].includes(status)), [], "no other status");
-    const stored = await (await first.call({ action: "getDocs", indexName: "shared" })).json();
-    assert.deepEqual(
-      stored.map((doc: { id: string }) => doc.id).sort(),
-      landed.sort(),
-      "exactly the acknowledged ones",
-    );
-  } finally {
-    await second.stop();
-    await first.stop();
-  }
+  await using first = await startServerProcess(env);
+  await using second = await startServerProcess(env, first.key);
+  assert.equal((await first.call({ action: "createIndex", indexName: "shared", docs: [] })).status, 200);
+  const writes = Array.from({ length: 200 }, (_, i) => {
+    const server = i % 2 === 0 ? first : second;
+    return server.call({ action: "addDocs", indexName: "shared", docs: [{ id: `d${i}`, text: `text ${i}` }] })
+      .then(async (response) => {
+        await response.body?.cancel();
+        return [i, response.status] as const;
+      });
+  });
+  const statuses = await Promise.all(writes);
+  const landed = statuses.filter(([, status]) => status === 200).map(([i]) => `d${i}`);
+  assert.deepEqual(statuses.filter(([, status]) => ![200, 409, 503].includes(status)), [], "no other status");
+  const stored = await (await first.call({ action: "getDocs", indexName: "shared" })).json();
+  assert.deepEqual(
+    stored.map((doc: { id: string }) => doc.id).sort(),
+    landed.sort(),
+    "exactly the acknowledged ones",
+  );
 });

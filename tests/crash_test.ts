@@ -143,13 +143,11 @@ Deno.test(`acknowledged writes survive ${KILLS} kill -9s, the write in flight is
       if (actual.churn !== null) await checkIndex(server, "churn", actual.churn);
     }
     await server.stop("SIGKILL");
-    const kv = await openKvStore(env.DENO_KV_PATH!);
-    try {
+    {
+      using kv = await openKvStore(env.DENO_KV_PATH!);
       // As if long after the last write: whatever a killed writer left is abandoned by then.
       await collectGarbage(kv, Date.now() + 2 * ABANDONED_AFTER_MS);
       assert.deepEqual(await findOrphans(kv), [], "no orphaned keys after garbage collection");
-    } finally {
-      kv.close();
     }
     console.log(`crash safety: ${KILLS} kill -9s, ${writes} writes tried, 0 violations, 0 orphans after collection`);
   } finally {

@@ -55,30 +55,31 @@ Deno.test("in Deploy shape the server writes only its store, needs no FFI, and r
   const dir = dirname(dirname(env.DENO_KV_PATH!));
   env.MODEL_CACHE_DIR = `${dir}/model-cache`;
   const deploy = await startServerProcess(env, "", { args: LAUNCHER });
-  const native = await startTestServer();
-  try {
-    for (const server of [deploy, native]) {
-      const response = await server.call({ action: "createIndex", indexName: "faq", docs: DOCS });
-      assert.equal(response.status, 200, await response.text());
-    }
-    for (const query of QUERIES) {
-      for (const mode of ["vector", "hybrid"]) {
-        for (const filter of [undefined, { even: true }]) {
-          const body = { action: "search", indexName: "faq", query, mode, filter, include: ["score"] };
-          const [wasm, expected] = await Promise.all([deploy, native].map(async (server) => {
-            const response = await server.call(body);
-            assert.equal(response.status, 200);
-            return (await response.json()).hits as { id: string; score: number }[];
-          }));
-          const what = `${mode} "${query}"${filter ? " filtered" : ""}`;
-          assert.deepEqual(wasm!.map((hit) => hit.id), expected!.map((hit) => hit.id), what);
-          wasm!.forEach((hit, i) => assert.ok(Math.abs(hit.score - expected![i]!.score) < 1e-3, what));
+  {
+    await using native = await startTestServer();
+    try {
+      for (const server of [deploy, native]) {
+        const response = await server.call({ action: "createIndex", indexName: "faq", docs: DOCS });
+        assert.equal(response.status, 200, await response.text());
+      }
+      for (const query of QUERIES) {
+        for (const mode of ["vector", "hybrid"]) {
+          for (const filter of [undefined, { even: true }]) {
+            const body = { action: "search", indexName: "faq", query, mode, filter, include: ["score"] };
+            const [wasm, expected] = await Promise.all([deploy, native].map(async (server) => {
+              const response = await server.call(body);
+              assert.equal(response.status, 200);
+              return (await response.json()).hits as { id: string; score: number }[];
+            }));
+            const what = `${mode} "${query}"${filter ? " filtered" : ""}`;
+            assert.deepEqual(wasm!.map((hit) => hit.id), expected!.map((hit) => hit.id), what);
+            wasm!.forEach((hit, i) => assert.ok(Math.abs(hit.score - expected![i]!.score) < 1e-3, what));
+          }
         }
       }
+    } finally {
+      assert.equal(await deploy.stop(), 0);
     }
-  } finally {
-    assert.equal(await deploy.stop(), 0);
-    await native.close();
   }
   assert.deepEqual(await filesUnder(dir), ["data", "data/quire.kv", "models.json"]);
 });

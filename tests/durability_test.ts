@@ -98,7 +98,7 @@ Deno.test("once the change log outgrows the snapshot, a new snapshot replaces bo
 });
 
 Deno.test("when embedding fails, createIndex is 500 and leaves no index behind", async () => {
-  const server = await startServerWithBrokenMediumModel();
+  await using server = await startServerWithBrokenMediumModel();
   const originalError = console.error;
   const logged: unknown[][] = [];
   console.error = (...args: unknown[]) => logged.push(args);
@@ -117,7 +117,6 @@ Deno.test("when embedding fails, createIndex is 500 and leaves no index behind",
     await server.ok({ action: "createIndex", indexName: "fine", docs: [randomDoc()] });
   } finally {
     console.error = originalError;
-    await server.close();
   }
 });
 
@@ -147,24 +146,20 @@ Deno.test("unchanged texts are never embedded twice", async () => {
       return super.embed(modelId, texts);
     }
   }
-  const server = await startTestServer({
+  await using server = await startTestServer({
     embedder: () => new CountingEmbedder(models, { cacheDir: "unused", allowRemote: false }),
   });
-  try {
-    await server.ok({
-      action: "createIndex",
-      indexName: "i",
-      docs: [{ id: "a", text: "same words" }, { id: "b", text: "same words" }, { id: "c", text: "other" }],
-    });
-    assert.deepEqual(embedded.sort(), ["other", "same words"]);
-    embedded.length = 0;
-    await server.ok({
-      action: "addDocs",
-      indexName: "i",
-      docs: [{ id: "a", text: "same words", metadata: { new: true } }, { id: "c", text: "changed" }],
-    });
-    assert.deepEqual(embedded, ["changed"]);
-  } finally {
-    await server.close();
-  }
+  await server.ok({
+    action: "createIndex",
+    indexName: "i",
+    docs: [{ id: "a", text: "same words" }, { id: "b", text: "same words" }, { id: "c", text: "other" }],
+  });
+  assert.deepEqual(embedded.sort(), ["other", "same words"]);
+  embedded.length = 0;
+  await server.ok({
+    action: "addDocs",
+    indexName: "i",
+    docs: [{ id: "a", text: "same words", metadata: { new: true } }, { id: "c", text: "changed" }],
+  });
+  assert.deepEqual(embedded, ["changed"]);
 });

@@ -131,7 +131,7 @@ function heapAfterGc(): number {
 }
 
 Deno.test(`${RUNS} generated hostile requests get a JSON 4xx or a success, never a 5xx`, async () => {
-  const server = await startTestServer({
+  await using server = await startTestServer({
     env: {
       MAX_BODY_BYTES: String(MAX_BODY_BYTES),
       BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
@@ -177,6 +177,5 @@ Deno.test(`${RUNS} generated hostile requests get a JSON 4xx or a success, never
     }
   } finally {
     console.warn = originalWarn;
-    await server.close();
   }
 });

@@ -57,14 +57,12 @@ Deno.test("on SIGTERM or SIGINT, in-flight writes finish and land, new requests 
     assert.equal(await stopped, 0, `exit code after ${signal}`);
     landed++;
   }
-  const server = await startServerProcess(env, key);
-  try {
+  {
+    await using server = await startServerProcess(env, key);
     for (const signal of ["SIGTERM", "SIGINT"]) {
       const index = await (await server.call({ action: "getIndex", indexName: signal })).json();
       assert.equal(index.docCount, 1500, `the write in flight at ${signal} landed whole`);
     }
-  } finally {
-    await server.stop();
   }
   console.log(
     `graceful lifecycle: ${landed} signals, ${landed} in-flight writes finished and landed, exit 0, 0 violations`,

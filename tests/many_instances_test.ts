@@ -13,27 +13,22 @@ function words(seed: number, count: number): string {
 }
 
 Deno.test("a write on one instance reaches another's cached index by catch-up from the log, not a reload", async () => {
-  const a = await startTestServer();
-  const b = await startTestServer({ kvPath: a.kvPath, key: a.key });
-  try {
-    const docs = Array.from({ length: 200 }, (_, i) => ({ id: `d${i}`, text: words(i, 12) }));
-    await a.ok({ action: "createIndex", indexName: "shared", docs });
-    const query = { action: "search", indexName: "shared", query: "zephyr", mode: "fulltext" };
-    assert.equal((await b.ok<{ total: number }>(query)).total, 0);
-    const before = loads(b);
-    await a.ok({ action: "addDocs", indexName: "shared", docs: [{ id: "new", text: "a zephyr over the meadow" }] });
-    const hits = await b.ok<{ hits: { id: string }[] }>(query);
-    assert.deepEqual(hits.hits.map((hit) => hit.id), ["new"], "B sees A's acknowledged write at once");
-    const after = loads(b);
-    assert.equal((after.catchup ?? 0) - (before.catchup ?? 0), 1, "one catch-up");
-    assert.equal(after.full ?? 0, before.full ?? 0, "no full reload");
-    assert.equal(after.snapshot ?? 0, before.snapshot ?? 0, "no snapshot reload");
-    const view = await b.ok<{ memoryBytes?: number }>({ action: "getIndex", indexName: "shared" });
-    assert.ok((view.memoryBytes ?? 0) > 0, "getIndex shows the state B holds");
-  } finally {
-    await b.close();
-    await a.close();
-  }
+  await using a = await startTestServer();
+  await using b = await startTestServer({ kvPath: a.kvPath, key: a.key });
+  const docs = Array.from({ length: 200 }, (_, i) => ({ id: `d${i}`, text: words(i, 12) }));
+  await a.ok({ action: "createIndex", indexName: "shared", docs });
+  const query = { action: "search", indexName: "shared", query: "zephyr", mode: "fulltext" };
+  assert.equal((await b.ok<{ total: number }>(query)).total, 0);
+  const before = loads(b);
+  await a.ok({ action: "addDocs", indexName: "shared", docs: [{ id: "new", text: "a zephyr over the meadow" }] });
+  const hits = await b.ok<{ hits: { id: string }[] }>(query);
+  assert.deepEqual(hits.hits.map((hit) => hit.id), ["new"], "B sees A's acknowledged write at once");
+  const after = loads(b);
+  assert.equal((after.catchup ?? 0) - (before.catchup ?? 0), 1, "one catch-up");
+  assert.equal(after.full ?? 0, before.full ?? 0, "no full reload");
+  assert.equal(after.snapshot ?? 0, before.snapshot ?? 0, "no snapshot reload");
+  const view = await b.ok<{ memoryBytes?: number }>({ action: "getIndex", indexName: "shared" });
+  assert.ok((view.memoryBytes ?? 0) > 0, "getIndex shows the state B holds");
 });
 
 Deno.test("an index that cannot fit the memory budget answers 507 naming SEARCH_CACHE_MB, and the rest goes on", async () => {
@@ -98,35 +93,30 @@ Deno.test("the change log stays readable for the retention window after a snapsh
 });
 
 Deno.test("a snapshot writer's lease keeps another instance out until it expires, then that instance writes", async () => {
-  const a = await startTestServer();
-  const b = await startTestServer({ kvPath: a.kvPath, key: a.key });
-  try {
-    await a.ok({ action: "createIndex", indexName: "leased", docs: [{ id: "first", text: "a first lantern" }] });
-    await a.service.context.background.idle();
-    const record = (await a.kv.get<{ id: string }>(["indexes", "default", "leased"])).value!;
-    // What a writer killed mid-snapshot leaves: its lease, for a little longer.
-    await a.kv.set(["snapshot", record.id, "lease"], { owner: "killed-writer", until: Date.now() + 1_500 });
-    const long = (i: number) => ({ id: `long${i}`, text: `${words(i, 20)} `.repeat(60) });
-    const written = () => b.service.context.metrics.snapshotsWritten();
-    // Over 1 MiB of log: a snapshot is due.
-    await b.ok({ action: "addDocs", indexName: "leased", docs: Array.from({ length: 200 }, (_, i) => long(i)) });
-    await b.service.context.background.idle();
-    assert.equal(written(), 0, "the live lease keeps B out");
-    await new Promise((resolve) => setTimeout(resolve, 1_600));
-    await b.ok({ action: "addDocs", indexName: "leased", docs: [long(999)] });
-    await b.service.context.background.idle();
-    assert.equal(written(), 1, "once it expired, B took the lease and wrote the snapshot");
-    assert.equal((await a.kv.get(["snapshot", record.id, "lease"])).value, null, "and released it");
-    const pointer = (await a.kv.get<{ revision: number }>(["snapshot", record.id])).value!;
-    assert.equal(pointer.revision, 3);
-  } finally {
-    await b.close();
-    await a.close();
-  }
+  await using a = await startTestServer();
+  await using b = await startTestServer({ kvPath: a.kvPath, key: a.key });
+  await a.ok({ action: "createIndex", indexName: "leased", docs: [{ id: "first", text: "a first lantern" }] });
+  await a.service.context.background.idle();
+  const record = (await a.kv.get<{ id: string }>(["indexes", "default", "leased"])).value!;
+  // What a writer killed mid-snapshot leaves: its lease, for a little longer.
+  await a.kv.set(["snapshot", record.id, "lease"], { owner: "killed-writer", until: Date.now() + 1_500 });
+  const long = (i: number) => ({ id: `long${i}`, text: `${words(i, 20)} `.repeat(60) });
+  const written = () => b.service.context.metrics.snapshotsWritten();
+  // Over 1 MiB of log: a snapshot is due.
+  await b.ok({ action: "addDocs", indexName: "leased", docs: Array.from({ length: 200 }, (_, i) => long(i)) });
+  await b.service.context.background.idle();
+  assert.equal(written(), 0, "the live lease keeps B out");
+  await new Promise((resolve) => setTimeout(resolve, 1_600));
+  await b.ok({ action: "addDocs", indexName: "leased", docs: [long(999)] });
+  await b.service.context.background.idle();
+  assert.equal(written(), 1, "once it expired, B took the lease and wrote the snapshot");
+  assert.equal((await a.kv.get(["snapshot", record.id, "lease"])).value, null, "and released it");
+  const pointer = (await a.kv.get<{ revision: number }>(["snapshot", record.id])).value!;
+  assert.equal(pointer.revision, 3);
 });
 
 Deno.test("unreadable lease and running-job entries are logged and recovered from, never a crash", async () => {
-  const server = await startTestServer();
+  await using server = await startTestServer();
   const warnings: string[] = [];
   const warn = console.warn;
   console.warn = (...args: unknown[]) => warnings.push(args.join(" "));
@@ -148,6 +138,5 @@ Deno.test("unreadable lease and running-job entries are logged and recovered fro
     assert.ok(found.total >= 1);
   } finally {
     console.warn = warn;
-    await server.close();
   }
 });

@@ -25,35 +25,31 @@ async function scrape(base: string, headers: Record<string, string> = {}): Promi
 }
 
 Deno.test("every response carries x-request-id: the client's when usable, a new UUID otherwise", async () => {
-  const server = await startTestServer();
+  await using server = await startTestServer();
   const base = server.url.replace("/manage", "");
-  try {
-    const answers = [
-      await server.call({ action: "listIndexes" }, { "x-request-id": "trace-42/a.b" }),
-      await server.call({ action: "getIndex", indexName: "none" }, { "x-request-id": "trace-43" }),
-      await fetch(`${base}/nowhere`, { headers: { "x-request-id": "trace-44" } }),
-      await fetch(`${base}/healthz`, { headers: { "x-request-id": "trace-45" } }),
-      await fetch(`${base}/readyz`, { headers: { "x-request-id": "trace-46" } }),
-      await fetch(`${base}/metrics`, { headers: { "x-request-id": "trace-47" } }),
-    ];
-    assert.deepEqual(answers.map((response) => response.status), [200, 404, 404, 200, 200, 200]);
-    assert.deepEqual(
-      answers.map((response) => response.headers.get("x-request-id")),
-      ["trace-42/a.b", "trace-43", "trace-44", "trace-45", "trace-46", "trace-47"],
-    );
-    const generated = [
-      await server.call({ action: "listIndexes" }),
-      await server.call({ action: "listIndexes" }, { "x-request-id": "x".repeat(129) }),
-      await server.call({ action: "listIndexes" }, { "x-request-id": "has space" }),
-      await server.call({ action: "listIndexes" }, { "x-request-id": "" }),
-    ];
-    const ids = generated.map((response) => response.headers.get("x-request-id") ?? "");
-    for (const id of ids) assert.match(id, UUID);
-    assert.equal(new Set(ids).size, ids.length);
-    await Promise.all([...answers, ...generated].map((response) => response.body?.cancel()));
-  } finally {
-    await server.close();
-  }
+  const answers = [
+    await server.call({ action: "listIndexes" }, { "x-request-id": "trace-42/a.b" }),
+    await server.call({ action: "getIndex", indexName: "none" }, { "x-request-id": "trace-43" }),
+    await fetch(`${base}/nowhere`, { headers: { "x-request-id": "trace-44" } }),
+    await fetch(`${base}/healthz`, { headers: { "x-request-id": "trace-45" } }),
+    await fetch(`${base}/readyz`, { headers: { "x-request-id": "trace-46" } }),
+    await fetch(`${base}/metrics`, { headers: { "x-request-id": "trace-47" } }),
+  ];
+  assert.deepEqual(answers.map((response) => response.status), [200, 404, 404, 200, 200, 200]);
+  assert.deepEqual(
+    answers.map((response) => response.headers.get("x-request-id")),
+    ["trace-42/a.b", "trace-43", "trace-44", "trace-45", "trace-46", "trace-47"],
+  );
+  const generated = [
+    await server.call({ action: "listIndexes" }),
+    await server.call({ action: "listIndexes" }, { "x-request-id": "x".repeat(129) }),
+    await server.call({ action: "listIndexes" }, { "x-request-id": "has space" }),
+    await server.call({ action: "listIndexes" }, { "x-request-id": "" }),
+  ];
+  const ids = generated.map((response) => response.headers.get("x-request-id") ?? "");
+  for (const id of ids) assert.match(id, UUID);
+  assert.equal(new Set(ids).size, ids.length);
+  await Promise.all([...answers, ...generated].map((response) => response.body?.cancel()));
 });
 
 Deno.test("each request writes one JSON line to stdout, without the key or any document text", async () => {
@@ -101,88 +97,76 @@ Deno.test("each request writes one JSON line to stdout, without the key or any d
 });
 
 Deno.test("/metrics counts requests, their durations, embedded texts, and indexes and documents per project", async () => {
-  const server = await startTestServer();
+  await using server = await startTestServer();
   const base = server.url.replace("/manage", "");
-  try {
-    const before = await scrape(base);
-    assert.equal(before.get('quire_indexes{project="default"}'), 0);
-    assert.equal(before.get('quire_docs{project="default"}'), 0);
-    assert.equal(before.get("quire_kv_commit_conflicts_total"), 0);
-    assert.equal(before.get("quire_kv_commit_retries_total"), 0);
+  const before = await scrape(base);
+  assert.equal(before.get('quire_indexes{project="default"}'), 0);
+  assert.equal(before.get('quire_docs{project="default"}'), 0);
+  assert.equal(before.get("quire_kv_commit_conflicts_total"), 0);
+  assert.equal(before.get("quire_kv_commit_retries_total"), 0);
 
-    await server.ok({ action: "createIndex", indexName: "a", docs: [randomDoc(), randomDoc(), randomDoc()] });
-    await server.ok({ action: "createIndex", indexName: "b", modelId: "svc-mediumlm", docs: [randomDoc()] });
-    await server.ok({ action: "addDocs", indexName: "a", docs: [randomDoc(), randomDoc()] });
-    await server.ok({ action: "getIndex", indexName: "a" });
-    await server.ok({ action: "getIndex", indexName: "a" });
-    await (await server.call({ action: "getIndex", indexName: "missing" })).body?.cancel();
-    await (await server.call({ action: "nonsense" })).body?.cancel();
+  await server.ok({ action: "createIndex", indexName: "a", docs: [randomDoc(), randomDoc(), randomDoc()] });
+  await server.ok({ action: "createIndex", indexName: "b", modelId: "svc-mediumlm", docs: [randomDoc()] });
+  await server.ok({ action: "addDocs", indexName: "a", docs: [randomDoc(), randomDoc()] });
+  await server.ok({ action: "getIndex", indexName: "a" });
+  await server.ok({ action: "getIndex", indexName: "a" });
+  await (await server.call({ action: "getIndex", indexName: "missing" })).body?.cancel();
+  await (await server.call({ action: "nonsense" })).body?.cancel();
 
-    const after = await scrape(base);
-    assert.equal(after.get('quire_requests_total{action="createIndex",status="200"}'), 2);
-    assert.equal(after.get('quire_requests_total{action="getIndex",status="200"}'), 2);
-    assert.equal(after.get('quire_requests_total{action="getIndex",status="404"}'), 1);
-    assert.equal(after.get('quire_requests_total{action="unknown",status="400"}'), 1);
-    assert.equal(after.get('quire_requests_total{action="metrics",status="200"}'), 1);
-    assert.equal(after.get('quire_request_duration_seconds_count{action="getIndex"}'), 3);
-    assert.equal(after.get('quire_request_duration_seconds_bucket{action="getIndex",le="+Inf"}'), 3);
-    assert.ok(after.get('quire_request_duration_seconds_bucket{action="getIndex",le="0.001"}')! <= 3);
-    assert.ok(after.get('quire_request_duration_seconds_sum{action="addDocs"}')! > 0);
-    // The default model embeds 5 documents; the warm-up at start embeds nothing.
-    assert.equal(after.get('quire_docs_embedded_total{model="svc-minilm"}'), 5);
-    assert.equal(after.get('quire_docs_embedded_total{model="svc-mediumlm"}'), 1);
-    assert.ok(after.get('quire_embedding_seconds_total{model="svc-minilm"}')! > 0);
-    assert.equal(after.get('quire_indexes{project="default"}'), 2);
-    assert.equal(after.get('quire_docs{project="default"}'), 6);
-  } finally {
-    await server.close();
-  }
+  const after = await scrape(base);
+  assert.equal(after.get('quire_requests_total{action="createIndex",status="200"}'), 2);
+  assert.equal(after.get('quire_requests_total{action="getIndex",status="200"}'), 2);
+  assert.equal(after.get('quire_requests_total{action="getIndex",status="404"}'), 1);
+  assert.equal(after.get('quire_requests_total{action="unknown",status="400"}'), 1);
+  assert.equal(after.get('quire_requests_total{action="metrics",status="200"}'), 1);
+  assert.equal(after.get('quire_request_duration_seconds_count{action="getIndex"}'), 3);
+  assert.equal(after.get('quire_request_duration_seconds_bucket{action="getIndex",le="+Inf"}'), 3);
+  assert.ok(after.get('quire_request_duration_seconds_bucket{action="getIndex",le="0.001"}')! <= 3);
+  assert.ok(after.get('quire_request_duration_seconds_sum{action="addDocs"}')! > 0);
+  // The default model embeds 5 documents; the warm-up at start embeds nothing.
+  assert.equal(after.get('quire_docs_embedded_total{model="svc-minilm"}'), 5);
+  assert.equal(after.get('quire_docs_embedded_total{model="svc-mediumlm"}'), 1);
+  assert.ok(after.get('quire_embedding_seconds_total{model="svc-minilm"}')! > 0);
+  assert.equal(after.get('quire_indexes{project="default"}'), 2);
+  assert.equal(after.get('quire_docs{project="default"}'), 6);
 });
 
 Deno.test("/metrics counts KV commits that lost a race, and the tries after them", async () => {
-  const server = await startTestServer();
+  await using server = await startTestServer();
   const { kv, metrics } = server.service.context;
-  try {
-    // Another writer changes the record between this write's read and its commit, once.
-    let raced = false;
-    const result = await retryOnConflict({ indexName: "contested", metrics }, async () => {
-      const entry = await kv.get(["contested"]);
-      if (!raced) {
-        raced = true;
-        await kv.set(["contested"], "the other writer");
-      }
-      return (await kv.atomic().check(entry).set(["contested"], "this writer").commit()).ok ? "written" : undefined;
-    });
-    assert.equal(result, "written");
-    const samples = await scrape(server.url.replace("/manage", ""));
-    assert.equal(samples.get("quire_kv_commit_conflicts_total"), 1);
-    assert.equal(samples.get("quire_kv_commit_retries_total"), 1);
-  } finally {
-    await server.close();
-  }
+  // Another writer changes the record between this write's read and its commit, once.
+  let raced = false;
+  const result = await retryOnConflict({ indexName: "contested", metrics }, async () => {
+    const entry = await kv.get(["contested"]);
+    if (!raced) {
+      raced = true;
+      await kv.set(["contested"], "the other writer");
+    }
+    return (await kv.atomic().check(entry).set(["contested"], "this writer").commit()).ok ? "written" : undefined;
+  });
+  assert.equal(result, "written");
+  const samples = await scrape(server.url.replace("/manage", ""));
+  assert.equal(samples.get("quire_kv_commit_conflicts_total"), 1);
+  assert.equal(samples.get("quire_kv_commit_retries_total"), 1);
 });
 
 Deno.test("with METRICS_TOKEN set, /metrics needs it as a bearer token, also from loopback", async () => {
   const token = "metrics-token-0123456789";
-  const server = await startTestServer({ env: { METRICS_TOKEN: token } });
+  await using server = await startTestServer({ env: { METRICS_TOKEN: token } });
   const base = server.url.replace("/manage", "");
-  try {
-    const refused: Record<string, string>[] = [
-      {},
-      { authorization: "Bearer wrong-token-0123456789" },
-      { authorization: token },
-    ];
-    for (const headers of refused) {
-      const response = await fetch(`${base}/metrics`, { headers });
-      assert.equal(response.status, 401);
-      assert.match(response.headers.get("www-authenticate") ?? "", /^Bearer/);
-      assert.ok(!(await response.text()).includes(token));
-    }
-    const samples = await scrape(base, { authorization: `Bearer ${token}` });
-    assert.equal(samples.get('quire_requests_total{action="metrics",status="401"}'), 3);
-  } finally {
-    await server.close();
+  const refused: Record<string, string>[] = [
+    {},
+    { authorization: "Bearer wrong-token-0123456789" },
+    { authorization: token },
+  ];
+  for (const headers of refused) {
+    const response = await fetch(`${base}/metrics`, { headers });
+    assert.equal(response.status, 401);
+    assert.match(response.headers.get("www-authenticate") ?? "", /^Bearer/);
+    assert.ok(!(await response.text()).includes(token));
   }
+  const samples = await scrape(base, { authorization: `Bearer ${token}` });
+  assert.equal(samples.get('quire_requests_total{action="metrics",status="401"}'), 3);
 });
 
 Deno.test("without METRICS_TOKEN, /metrics is not found for clients beyond loopback", async (t) => {
@@ -191,18 +175,14 @@ Deno.test("without METRICS_TOKEN, /metrics is not found for clients beyond loopb
     await t.step({ name: "no non-loopback IPv4 interface here", ignore: true, fn: () => {} });
     return;
   }
-  const server = await startTestServer({ env: { HOSTNAME: "0.0.0.0" } });
+  await using server = await startTestServer({ env: { HOSTNAME: "0.0.0.0" } });
   const { port } = server.service.addr;
-  try {
-    const response = await fetch(`http://${address.address}:${port}/metrics`);
-    assert.equal(response.status, 404);
-    assert.deepEqual(await response.json(), { error: 'Not found: "/metrics"; the API is POST /manage' });
-    const local = await fetch(`http://127.0.0.1:${port}/metrics`);
-    assert.equal(local.status, 200);
-    await local.body?.cancel();
-  } finally {
-    await server.close();
-  }
+  const response = await fetch(`http://${address.address}:${port}/metrics`);
+  assert.equal(response.status, 404);
+  assert.deepEqual(await response.json(), { error: 'Not found: "/metrics"; the API is POST /manage' });
+  const local = await fetch(`http://127.0.0.1:${port}/metrics`);
+  assert.equal(local.status, 200);
+  await local.body?.cancel();
 });
 
 Deno.test("the request log writes lines in batches, one write at a time, and all of them by flush", async () => {

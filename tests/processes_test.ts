@@ -11,7 +11,7 @@ Deno.test("PROCESSES=2 serves one port from two processes that share the store, 
     const processes = new Set<number>();
     for (let attempt = 0; attempt < 200 && pids.size < 2; attempt++) {
       // A new connection each time, so that the kernel may hand it to either process.
-      const client = Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
+      using client = Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
       try {
         const body = await (await fetch(health, { client })).json();
         pids.add(body.pid);
@@ -19,8 +19,6 @@ Deno.test("PROCESSES=2 serves one port from two processes that share the store, 
       } catch {
         // The second process may still be starting.
         await new Promise((resolve) => setTimeout(resolve, 50));
-      } finally {
-        client.close();
       }
     }
     assert.equal(pids.size, 2, "two processes answered");
@@ -29,19 +27,15 @@ Deno.test("PROCESSES=2 serves one port from two processes that share the store, 
     const docs = [{ id: "a", text: "a lantern on the copper meadow" }];
     assert.equal((await group.call({ action: "createIndex", indexName: "shared", docs })).status, 200);
     for (let i = 0; i < 6; i++) {
-      const client = Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
-      try {
-        const response = await fetch(group.url, {
-          method: "POST",
-          client,
-          headers: { "content-type": "application/json", "x-service-version": "v1", "x-project-key": group.key },
-          body: JSON.stringify({ projectId: "default", action: "search", indexName: "shared", query: "lantern" }),
-        });
-        const result = await response.json();
-        assert.equal(result.total, 1, "every process finds what one of them wrote");
-      } finally {
-        client.close();
-      }
+      using client = Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
+      const response = await fetch(group.url, {
+        method: "POST",
+        client,
+        headers: { "content-type": "application/json", "x-service-version": "v1", "x-project-key": group.key },
+        body: JSON.stringify({ projectId: "default", action: "search", indexName: "shared", query: "lantern" }),
+      });
+      const result = await response.json();
+      assert.equal(result.total, 1, "every process finds what one of them wrote");
     }
   } finally {
     assert.equal(await group.stop("SIGTERM"), 0);

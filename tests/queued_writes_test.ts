@@ -84,7 +84,7 @@ Deno.test("addDocs with wait: false shows Updating, keeps the old state searchab
 });
 
 Deno.test("a queued write that cannot embed shows Failed with an error, and the next write clears it", async () => {
-  const server = await startServerWithBrokenMediumModel();
+  await using server = await startServerWithBrokenMediumModel();
   const originalError = console.error;
   console.error = () => {};
   try {
@@ -104,7 +104,6 @@ Deno.test("a queued write that cannot embed shows Failed with an error, and the 
     assert.equal((await getIndex(server, "doomed")).status, "Ready", "a later write clears the failure");
   } finally {
     console.error = originalError;
-    await server.close();
   }
 });
 

@@ -3,45 +3,41 @@ import assert from "node:assert/strict";
 import { assertJsonError, startTestServer } from "./_helpers.ts";
 
 Deno.test("method, path, content type and body are checked before anything else", async (t) => {
-  const server = await startTestServer();
+  await using server = await startTestServer();
   const base = server.url.replace("/manage", "");
-  try {
-    await t.step("another path is 404", async () => {
-      await assertJsonError(await fetch(`${base}/other`, { method: "POST" }), 404, /Not found/);
+  await t.step("another path is 404", async () => {
+    await assertJsonError(await fetch(`${base}/other`, { method: "POST" }), 404, /Not found/);
+  });
+  await t.step("GET is 405 with Allow: POST", async () => {
+    const response = await fetch(server.url);
+    assert.equal(response.headers.get("allow"), "POST");
+    await assertJsonError(response, 405);
+  });
+  await t.step("a body that is not JSON-typed is 415", async () => {
+    const response = await fetch(server.url, {
+      method: "POST",
+      body: "{}",
+      headers: { "content-type": "text/plain" },
     });
-    await t.step("GET is 405 with Allow: POST", async () => {
-      const response = await fetch(server.url);
-      assert.equal(response.headers.get("allow"), "POST");
-      await assertJsonError(response, 405);
+    await assertJsonError(response, 415, /application\/json/);
+  });
+  await t.step("content type with a charset is accepted", async () => {
+    const response = await server.call({ action: "listIndexes" }, {
+      "content-type": "application/json; charset=utf-8",
     });
-    await t.step("a body that is not JSON-typed is 415", async () => {
-      const response = await fetch(server.url, {
-        method: "POST",
-        body: "{}",
-        headers: { "content-type": "text/plain" },
-      });
-      await assertJsonError(response, 415, /application\/json/);
-    });
-    await t.step("content type with a charset is accepted", async () => {
-      const response = await server.call({ action: "listIndexes" }, {
-        "content-type": "application/json; charset=utf-8",
-      });
-      assert.equal(response.status, 200);
-      await response.body?.cancel();
-    });
-    await t.step("invalid JSON is 400", async () => {
-      await assertJsonError(await server.send("{nope"), 400, /not valid JSON/);
-    });
-    await t.step("invalid UTF-8 is 400", async () => {
-      await assertJsonError(await server.send(new Uint8Array([0x7b, 0xff, 0x7d])), 400, /UTF-8/);
-    });
-    await t.step("JSON that is not an object is 400", async () => {
-      await assertJsonError(await server.send("[1,2]"), 400, /must be a JSON object/);
-      await assertJsonError(await server.send("null"), 400, /must be a JSON object/);
-    });
-  } finally {
-    await server.close();
-  }
+    assert.equal(response.status, 200);
+    await response.body?.cancel();
+  });
+  await t.step("invalid JSON is 400", async () => {
+    await assertJsonError(await server.send("{nope"), 400, /not valid JSON/);
+  });
+  await t.step("invalid UTF-8 is 400", async () => {
+    await assertJsonError(await server.send(new Uint8Array([0x7b, 0xff, 0x7d])), 400, /UTF-8/);
+  });
+  await t.step("JSON that is not an object is 400", async () => {
+    await assertJsonError(await server.send("[1,2]"), 400, /must be a JSON object/);
+    await assertJsonError(await server.send("null"), 400, /must be a JSON object/);
+  });
 });
 
 Deno.test("a body over MAX_BODY_BYTES is 413, also when streamed without a length", async () => {
@@ -58,7 +54,7 @@ Deno.test("a body over MAX_BODY_BYTES is 413, also when streamed without a lengt
 });
 
 Deno.test("a body cut short, or with broken chunks, is 400 with a JSON error, not a 500", async () => {
-  const server = await startTestServer();
+  await using server = await startTestServer();
   const { port } = new URL(server.url);
   const head = (framing: string) =>
     `POST /manage HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-service-version: v1\r\n${framing}\r\n\r\n`;
@@ -67,18 +63,14 @@ Deno.test("a body cut short, or with broken chunks, is 400 with a JSON error, no
     head("transfer-encoding: chunked") + '5\r\n{"act',
     head("transfer-encoding: chunked") + "zz\r\n{}\r\n0\r\n\r\n",
   ];
-  try {
-    for (const request of cases) {
-      const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
-      await conn.write(new TextEncoder().encode(request));
-      await conn.closeWrite();
-      const answer = new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
-      const status = Number(answer.split(" ")[1]);
-      assert.ok(status === 400 || answer === "", `a 400 or no answer for ${JSON.stringify(request)}: ${answer}`);
-      if (status === 400 && answer.includes("application/json")) assert.match(answer, /"error":/);
-    }
-  } finally {
-    await server.close();
+  for (const request of cases) {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
+    await conn.write(new TextEncoder().encode(request));
+    await conn.closeWrite();
+    const answer = new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
+    const status = Number(answer.split(" ")[1]);
+    assert.ok(status === 400 || answer === "", `a 400 or no answer for ${JSON.stringify(request)}: ${answer}`);
+    if (status === 400 && answer.includes("application/json")) assert.match(answer, /"error":/);
   }
 });
 

@@ -4,28 +4,22 @@ import { Embedder } from "../src/embedding/embedder.ts";
 import { assertJsonError, startTestServer, testModels } from "./_helpers.ts";
 
 Deno.test("/healthz and /readyz answer without a key and reveal nothing more than what is unavailable", async () => {
-  const server = await startTestServer();
-  const base = server.url.replace("/manage", "");
-  try {
+  {
+    await using server = await startTestServer();
+    const base = server.url.replace("/manage", "");
     const live = await fetch(`${base}/healthz`);
     // The process is named, so that a client behind PROCESSES > 1 or a load balancer can tell who answered.
     assert.deepEqual([live.status, await live.json()], [200, { status: "ok", process: 1, pid: Deno.pid }]);
     const ready = await fetch(`${base}/readyz`);
     assert.deepEqual([ready.status, await ready.json()], [200, { status: "ready" }]);
     await assertJsonError(await fetch(`${base}/healthz`, { method: "POST" }), 405);
-  } finally {
-    await server.close();
   }
   const registry = { ...await testModels(), "svc-minilm": { source: "/nonexistent/model", version: "1" } };
-  const broken = await startTestServer({
+  await using broken = await startTestServer({
     embedder: () => new Embedder(registry, { cacheDir: "/tmp/quire-none", allowRemote: false }),
   });
-  try {
-    const ready = await fetch(`${broken.url.replace("/manage", "")}/readyz`);
-    assert.deepEqual([ready.status, await ready.json()], [503, { status: "unavailable", unavailable: ["model"] }]);
-  } finally {
-    await broken.close();
-  }
+  const ready = await fetch(`${broken.url.replace("/manage", "")}/readyz`);
+  assert.deepEqual([ready.status, await ready.json()], [503, { status: "unavailable", unavailable: ["model"] }]);
 });
 
 Deno.test("a body that arrives too slowly is 408", async () => {
@@ -65,7 +59,7 @@ Deno.test("a project over its in-flight limit gets 429 with Retry-After, and is 
     }
   }
   const models = await testModels();
-  const server = await startTestServer({
+  await using server = await startTestServer({
     env: { PROJECT_MAX_CONCURRENCY: "1" },
     embedder: () => new SlowEmbedder(models, { cacheDir: "/tmp/quire-none", allowRemote: false }),
   });
@@ -82,12 +76,11 @@ Deno.test("a project over its in-flight limit gets 429 with Retry-After, and is 
     await server.ok({ action: "getIndex", indexName: "i" });
   } finally {
     unblock();
-    await server.close();
   }
 });
 
 Deno.test("authentication failures are counted and logged without the key", async () => {
-  const server = await startTestServer();
+  await using server = await startTestServer();
   const logged: string[] = [];
   const originalWarn = console.warn;
   console.warn = (...args: unknown[]) => logged.push(args.join(" "));
@@ -101,46 +94,41 @@ Deno.test("authentication failures are counted and logged without the key", asyn
     assert.ok(logged.every((line) => !line.includes("qk_secret-guess") && !line.includes(server.key)));
   } finally {
     console.warn = originalWarn;
-    await server.close();
   }
 });
 
 Deno.test("under a flood of requests past the per-project limit, health checks keep answering", async () => {
-  const server = await startTestServer({ env: { PROJECT_MAX_CONCURRENCY: "8" } });
+  await using server = await startTestServer({ env: { PROJECT_MAX_CONCURRENCY: "8" } });
   const base = server.url.replace("/manage", "");
-  try {
-    const docs = Array.from({ length: 200 }, (_, i) => ({ id: `d${i}`, text: `river storm forest ${i}` }));
-    await server.ok({ action: "createIndex", indexName: "busy", docs });
-    // Five times the in-flight limit, over and over, while the health checks are timed.
-    let flooding = true;
-    const statuses = new Map<number, number>();
-    const flood = Promise.all(Array.from({ length: 40 }, async (_, i) => {
-      while (flooding) {
-        const response = await server.call({ action: "search", indexName: "busy", query: `storm ${i}` });
-        await response.body?.cancel();
-        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      }
-    }));
-    const latencies: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      const started = performance.now();
-      const health = await fetch(`${base}/healthz`);
-      assert.equal(health.status, 200);
-      await health.body?.cancel();
-      latencies.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+  const docs = Array.from({ length: 200 }, (_, i) => ({ id: `d${i}`, text: `river storm forest ${i}` }));
+  await server.ok({ action: "createIndex", indexName: "busy", docs });
+  // Five times the in-flight limit, over and over, while the health checks are timed.
+  let flooding = true;
+  const statuses = new Map<number, number>();
+  const flood = Promise.all(Array.from({ length: 40 }, async (_, i) => {
+    while (flooding) {
+      const response = await server.call({ action: "search", indexName: "busy", query: `storm ${i}` });
+      await response.body?.cancel();
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
     }
-    flooding = false;
-    await flood;
-    assert.ok((statuses.get(429) ?? 0) > 0, `the flood met the limit: ${JSON.stringify([...statuses])}`);
-    assert.deepEqual([...statuses.keys()].filter((status) => status !== 200 && status !== 429), []);
-    assert.ok(Math.max(...latencies) < 1_000, `health checks answered within a second: ${latencies.map(Math.round)}`);
-    const sent = [...statuses.values()].reduce((sum, count) => sum + count, 0);
-    console.log(
-      `limits and overload: ${sent} requests at 5× the limit (${statuses.get(429)} got 429), ` +
-        `health checks within ${Math.round(Math.max(...latencies))} ms, 0 violations`,
-    );
-  } finally {
-    await server.close();
+  }));
+  const latencies: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const started = performance.now();
+    const health = await fetch(`${base}/healthz`);
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+    latencies.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  flooding = false;
+  await flood;
+  assert.ok((statuses.get(429) ?? 0) > 0, `the flood met the limit: ${JSON.stringify([...statuses])}`);
+  assert.deepEqual([...statuses.keys()].filter((status) => status !== 200 && status !== 429), []);
+  assert.ok(Math.max(...latencies) < 1_000, `health checks answered within a second: ${latencies.map(Math.round)}`);
+  const sent = [...statuses.values()].reduce((sum, count) => sum + count, 0);
+  console.log(
+    `limits and overload: ${sent} requests at 5× the limit (${statuses.get(429)} got 429), ` +
+      `health checks within ${Math.round(Math.max(...latencies))} ms, 0 violations`,
+  );
 });
