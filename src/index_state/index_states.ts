@@ -152,8 +152,13 @@ export class IndexStates {
     this.#evictFor(2 * (pointer?.bytes ?? 0), record.id);
     const loaded = await loadSearchIndex(this.#kv, record, { graphs: this.#options.graphs });
     this.#options.metrics.countLoad(loaded.snapshotBytes > 0 ? "snapshot" : "full");
-    // The snapshot's bytes are garbage now, as large as the state itself.
-    if (loaded.snapshotBytes > LARGE_LOAD_BYTES) collectGarbageNow();
+    // The snapshot's bytes are garbage now, near the size of the state: freed once the search that waits has answered.
+    if (loaded.snapshotBytes > LARGE_LOAD_BYTES) {
+      this.#background.run("collect a read snapshot", async () => {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        collectGarbageNow();
+      });
+    }
     return loaded;
   }
 
