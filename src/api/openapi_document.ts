@@ -41,6 +41,7 @@ const MANAGE_ERROR_STATUSES: Record<string, string> = {
   "429": "The project has PROJECT_MAX_CONCURRENCY requests in flight; retry after Retry-After seconds",
   "500": "Embedding or storage failed; the message says only what failed",
   "503": "Another process sharing the store held its lock past every retry; retry after Retry-After seconds",
+  "507": "search: the index alone needs more memory than this instance's SEARCH_CACHE_MB; the message names the budget",
 };
 
 /** The header that ties every response to its request and its log line. */

@@ -90,7 +90,11 @@ export const errorSchema = z.object({
 });
 
 /** The answer of `GET /healthz`. */
-export const healthSchema = z.object({ status: z.literal("ok") });
+export const healthSchema = z.object({
+  status: z.literal("ok"),
+  process: z.number().int().min(1).describe("This process's number among PROCESSES (1 unless several were started)"),
+  pid: z.number().int().min(1).describe("This process's id, so that answers name the instance that gave them"),
+});
 
 /** The answer of `GET /readyz`: `ready`, or `unavailable` naming the parts that did not answer in time. */
 export const readinessSchema = z.object({

@@ -42,12 +42,15 @@ export class JobRunner {
     clearInterval(this.#sweeper);
   }
 
-  /** Runs one job message to its end (done, failed, or found stale), unless a live runner holds it. */
-  async run(message: IndexJobMessage): Promise<void> {
+  /**
+   * Runs one job message to its end (done, failed, or found stale), unless a live runner holds it; `takeOver` counts
+   * it as taken over from a runner whose lease expired.
+   */
+  async run(message: IndexJobMessage, options: { takeOver?: boolean } = {}): Promise<void> {
     if (this.#running.has(message.jobId)) return;
     this.#running.add(message.jobId);
     try {
-      await this.#run(message);
+      await this.#run(message, options.takeOver ?? false);
     } finally {
       this.#running.delete(message.jobId);
     }
@@ -64,13 +67,13 @@ export class JobRunner {
         continue;
       }
       if (leaseEnd(job) > now) continue;
-      this.#ctx.metrics.countJobTakenOver();
-      this.#ctx.background.run(`job ${message.jobId}`, () => this.run(message));
+      this.#ctx.background.run(`job ${message.jobId}`, () => this.run(message, { takeOver: true }));
     }
   }
 
-  async #run(message: IndexJobMessage): Promise<void> {
-    const { ctx, owner } = { ctx: this.#ctx, owner: this.#ctx.instance.id };
+  async #run(message: IndexJobMessage, takeOver: boolean): Promise<void> {
+    const ctx = this.#ctx;
+    const owner = ctx.instance.id;
     const { projectId, indexName, indexId, jobId } = message;
     const taken = await this.#update(message, (job) => {
       if (job.owner !== undefined && job.owner !== owner && leaseEnd(job) > Date.now()) return null;
@@ -81,6 +84,7 @@ export class JobRunner {
       return;
     }
     if (taken !== "updated") return; // A live runner holds it.
+    if (takeOver) ctx.metrics.countJobTakenOver();
     const heartbeat = setInterval(() => {
       this.#update(message, (job) => job.owner === owner ? { ...job, leaseUntil: Date.now() + JOB_LEASE_MS } : null)
         .catch((error) => console.error(`Cannot renew the lease of job ${jobId}:`, error));

@@ -81,7 +81,7 @@ export async function* listRunningJobs(kv: Deno.Kv): AsyncGenerator<IndexJobMess
 /** Removes a finished job's takeover entry and staged documents. */
 export async function clearJob(kv: Deno.Kv, indexId: string, jobId: string): Promise<void> {
   const entry = await kv.get<IndexJobMessage>(runningJobKey(indexId));
-  if (entry.value?.jobId === jobId || (entry.value !== null && !isIndexJobMessage(entry.value))) {
+  if (entry.value?.jobId === jobId) {
     await kv.atomic().check(entry).delete(entry.key).commit();
   }
   await deleteJobDocs(kv, indexId, jobId);
