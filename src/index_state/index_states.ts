@@ -150,7 +150,7 @@ export class IndexStates {
     }
     // A load holds the snapshot's bytes and the state decoded from them at once: room for both is made first.
     this.#evictFor(2 * (pointer?.bytes ?? 0), record.id);
-    const loaded = await loadSearchIndex(this.#kv, record, { graphs: this.#options.graphs });
+    const loaded = await loadSearchIndex(this.#kv, record, { graphs: this.#options.graphs, pointer });
     this.#options.metrics.countLoad(loaded.snapshotBytes > 0 ? "snapshot" : "full");
     // The snapshot's bytes are garbage now, near the size of the state: freed once the search that waits has answered.
     if (loaded.snapshotBytes > LARGE_LOAD_BYTES) {

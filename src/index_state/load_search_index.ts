@@ -5,7 +5,7 @@
 import { listDocs } from "../storage/doc_records.ts";
 import { type IndexRecord, readIndexRecord } from "../storage/index_records.ts";
 import { readLogTail } from "../storage/change_log.ts";
-import { readSnapshot } from "../storage/snapshot_store.ts";
+import { readSnapshot, type SnapshotPointer } from "../storage/snapshot_store.ts";
 import type { AnnGraphs } from "../search/ann_graphs.ts";
 import { SearchIndex } from "../search/search_index.ts";
 import { decodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
@@ -24,7 +24,9 @@ export interface LoadedIndex {
 
 /** Where a load gets HNSW graphs from; without `graphs` the loaded index scans vectors exactly. */
 export interface LoadOptions {
-  graphs?: AnnGraphs;
+  graphs?: AnnGraphs | undefined;
+  /** The snapshot pointer, when the caller has just read it. */
+  pointer?: SnapshotPointer | null;
 }
 
 /** Loads the search state of `record`'s index at its revision or later. */
@@ -33,8 +35,8 @@ export async function loadSearchIndex(
   record: IndexRecord,
   options: LoadOptions = {},
 ): Promise<LoadedIndex> {
-  const snapshot = await readSnapshot(kv, record.id);
-  const decoded = snapshot === null ? null : decodeOrNull(snapshot.bytes, options);
+  const snapshot = await readSnapshot(kv, record.id, options.pointer);
+  const decoded = snapshot === null ? null : decodeOrNull(snapshot.bytes, options.graphs);
   if (snapshot !== null && decoded !== null) {
     const index = decoded;
     const snapshotBytes = snapshot.bytes.byteLength;
@@ -47,14 +49,14 @@ export async function loadSearchIndex(
       return { index, logBytes: tail.bytes, snapshotBytes };
     }
   }
-  return { index: await readAllDocs(kv, record, options), logBytes: Infinity, snapshotBytes: 0 };
+  return { index: await readAllDocs(kv, record, options.graphs), logBytes: Infinity, snapshotBytes: 0 };
 }
 
 /** Reads every document record, again while a write lands during the read. */
-async function readAllDocs(kv: Deno.Kv, record: IndexRecord, options: LoadOptions): Promise<SearchIndex> {
+async function readAllDocs(kv: Deno.Kv, record: IndexRecord, graphs?: AnnGraphs): Promise<SearchIndex> {
   let revision = record.revision;
   for (let attempt = 1;; attempt++) {
-    const index = new SearchIndex({ revision: record.revision, ...options });
+    const index = new SearchIndex({ revision: record.revision, graphs });
     const batch = [];
     for await (const [id, doc] of listDocs(kv, record.id)) {
       batch.push({ id, doc, previousParts: 0 });
@@ -69,9 +71,9 @@ async function readAllDocs(kv: Deno.Kv, record: IndexRecord, options: LoadOption
 }
 
 /** The decoded snapshot, or null for one this version cannot read (an older format): then the records are read. */
-function decodeOrNull(bytes: Uint8Array, options: LoadOptions): SearchIndex | null {
+function decodeOrNull(bytes: Uint8Array, graphs?: AnnGraphs): SearchIndex | null {
   try {
-    return decodeSearchSnapshot(bytes, options);
+    return decodeSearchSnapshot(bytes, { graphs });
   } catch (error) {
     console.warn("Ignoring an unreadable snapshot; reading the document records instead:", (error as Error).message);
     return null;

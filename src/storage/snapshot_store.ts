@@ -147,13 +147,17 @@ export async function readSnapshotPointer(kv: Deno.Kv, indexId: string): Promise
 const PARALLEL_READS = 4;
 
 /**
- * Reads an index's current snapshot, or null when it has none. Chunks are copied into one buffer of the size the
- * pointer names as they arrive, so that a large snapshot is held once, not twice. A snapshot replaced (and its
- * chunks deleted) during the read is read again at its new version.
+ * Reads an index's current snapshot, or null when it has none; `known` is its pointer when the caller has just read it.
+ * Chunks are copied into one buffer of the size the pointer names as they arrive, so that a large snapshot is held once,
+ * not twice. A snapshot replaced (and its chunks deleted) during the read is read again at its new version.
  */
-export async function readSnapshot(kv: Deno.Kv, indexId: string): Promise<Snapshot | null> {
+export async function readSnapshot(
+  kv: Deno.Kv,
+  indexId: string,
+  known?: SnapshotPointer | null,
+): Promise<Snapshot | null> {
   for (let attempt = 0;; attempt++) {
-    const pointer = await readSnapshotPointer(kv, indexId);
+    const pointer = attempt === 0 && known !== undefined ? known : await readSnapshotPointer(kv, indexId);
     if (pointer === null) return null;
     const bytes = await readSnapshotBytes(kv, indexId, pointer);
     if (bytes !== null) return { revision: pointer.revision, bytes };
