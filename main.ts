@@ -1,6 +1,23 @@
 /**
- * quire: wiring only. `main.ts` serves `POST /manage`; `main.ts project …` manages projects; `main.ts --help` prints
- * the configuration table.
+ * quire: self-hostable document indexes behind one authenticated `POST /manage`.
+ *
+ * Run as a program, `main.ts` serves the API; `main.ts project …` manages projects; `main.ts --help` prints the
+ * configuration table. Imported, it gives the service as a handler with no port of its own, to call from tests or
+ * to mount in an app's own `Deno.serve`.
+ *
+ * @example Mounting quire in an app
+ * ```ts
+ * import { createQuireHandler } from "@quire/server";
+ *
+ * const quire = await createQuireHandler({
+ *   kv: await Deno.openKv("./data/app.kv"),
+ *   project: { id: "app", key: "a-long-random-key" },
+ * });
+ * Deno.serve((request, info) =>
+ *   new URL(request.url).pathname === "/manage" ? quire.fetch(request, info) : new Response("app"));
+ * ```
+ *
+ * @module
  */
 import { type Config, CONFIG_HELP, configFromEnvOrExit } from "./src/config.ts";
 import { openKvStore } from "./src/storage/kv_store.ts";
@@ -9,6 +26,14 @@ import { BUILT_IN_MODELS, readModelRegistry } from "./src/embedding/model_regist
 import { PROJECT_COMMANDS, runProjectCommand } from "./src/cli/project_command.ts";
 import { DEFAULT_PROJECT_ID, ensureDefaultProject, type RunningService, startService } from "./src/server.ts";
 import { PROCESS_NUMBER_VARIABLE, runProcessGroup } from "./src/process_group.ts";
+
+export {
+  createQuireHandler,
+  type ProjectCredentials,
+  type QuireHandler,
+  type QuireHandlerOptions,
+} from "./src/quire_handler.ts";
+export type { ModelDtype, ModelRegistry, ModelSpec } from "./src/embedding/model_registry.ts";
 
 function printHelp(): void {
   const width = Math.max(...Object.keys(CONFIG_HELP).map((name) => name.length));

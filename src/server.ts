@@ -9,7 +9,7 @@ import { IndexStates } from "./index_state/index_states.ts";
 import { searchCacheBudgetBytes } from "./index_state/memory_budget.ts";
 import { RecordCache } from "./storage/record_cache.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
-import { stopBodyWatchdog } from "./http/read_json_body.ts";
+import { BodyDeadlines } from "./http/read_json_body.ts";
 import { DEFAULT_MODEL_ID } from "./embedding/model_registry.ts";
 import { createServiceHandler } from "./http/service_handler.ts";
 import { corsPolicyOf } from "./http/cors.ts";
@@ -23,6 +23,15 @@ import { listProjects } from "./storage/project_records.ts";
 /** The project created on first start, so that a newcomer has a key at once. */
 export const DEFAULT_PROJECT_ID = "default";
 
+/** The service without a listener: its handler and what it holds. */
+export interface Service {
+  context: ServiceContext;
+  /** Answers one request; `info` describes the connection, loopback when absent (a call from the same process). */
+  handler(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
+  /** Writes out the request log and finishes background work and queued jobs. Does not close the store. */
+  close(): Promise<void>;
+}
+
 /** A running service. */
 export interface RunningService {
   /** The address it listens on. */
@@ -35,7 +44,7 @@ export interface RunningService {
   shutdown(): Promise<void>;
 }
 
-/** Options of {@link startService}. */
+/** Options of {@link createService} and {@link startService}. */
 export interface StartOptions {
   /** Called once with the key of the `default` project when the store had no project. */
   onDefaultProject?: (key: string) => void;
@@ -43,6 +52,11 @@ export interface StartOptions {
   onListen?: (addr: Deno.NetAddr) => void;
   /** This process's number among `PROCESSES` (1 by default); with several, they share the port. */
   process?: number;
+  /**
+   * Whether large indexes get HNSW graphs (USearch, native code: it needs FFI). By default they do with the `native`
+   * embedding backend; without graphs every vector search scans exactly.
+   */
+  graphs?: boolean;
 }
 
 /** Creates the `default` project when the store has no project, and hands its key to `onKey`. */
@@ -52,13 +66,19 @@ export async function ensureDefaultProject(kv: Deno.Kv, onKey?: (key: string) =>
   if (key !== null) onKey?.(key);
 }
 
-/** Serves `POST /manage` with the given store and embedder. */
-export async function startService(
+/** The connection of a request handed to the service from within the same process. */
+const IN_PROCESS: Deno.ServeHandlerInfo = {
+  remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 0 },
+  completed: Promise.resolve(),
+};
+
+/** Builds the service over an open store and embedder, with its background work running, but listening nowhere. */
+export async function createService(
   kv: Deno.Kv,
   embedder: Embedder,
   config: Config,
   options: StartOptions = {},
-): Promise<RunningService> {
+): Promise<Service> {
   await ensureDefaultProject(kv, options.onDefaultProject);
   const background = new BackgroundTasks();
   const metrics = new Metrics();
@@ -72,8 +92,7 @@ export async function startService(
     budgetBytes: searchCacheBudgetBytes(config.SEARCH_CACHE_MB, config.EMBEDDING_BACKEND),
     metrics,
     owner: instance.id,
-    // USearch is native code: the wasm backend, which runs without FFI, scans vectors exactly instead.
-    graphs: config.EMBEDDING_BACKEND === "native" ? await loadAnnGraphs() : undefined,
+    graphs: (options.graphs ?? config.EMBEDDING_BACKEND === "native") ? await loadAnnGraphs() : undefined,
   });
   const context: ServiceContext = {
     kv,
@@ -95,32 +114,51 @@ export async function startService(
   listenForJobs(kv, (message) => background.watch(jobs.run(message)))
     .catch((error) => console.error("The job queue listener stopped:", error));
   const log = config.LOG_REQUESTS ? new RequestLog() : undefined;
+  const bodyDeadlines = new BodyDeadlines();
   const handler = createServiceHandler(context, {
     maxBodyBytes: config.MAX_BODY_BYTES,
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+    bodyDeadlines,
     projectMaxConcurrency: config.PROJECT_MAX_CONCURRENCY,
     metricsToken: config.METRICS_TOKEN,
     log,
     cors: corsPolicyOf(config.CORS_ORIGINS),
   });
+  return {
+    context,
+    handler: (request, info) => handler(request, info ?? IN_PROCESS),
+    async close() {
+      jobs.stop();
+      bodyDeadlines.stop();
+      await log?.flush();
+      await background.idle();
+    },
+  };
+}
+
+/** Serves the service over an open store and embedder on `config.HOSTNAME` and `config.PORT`. */
+export async function startService(
+  kv: Deno.Kv,
+  embedder: Embedder,
+  config: Config,
+  options: StartOptions = {},
+): Promise<RunningService> {
+  const service = await createService(kv, embedder, config, options);
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({
     hostname: config.HOSTNAME,
     port: config.PORT,
     reusePort: config.PROCESSES > 1,
     onListen: (addr) => resolve(addr as Deno.NetAddr),
-  }, handler);
+  }, service.handler);
   const addr = await listening;
   options.onListen?.(addr);
   return {
     addr,
-    context,
+    context: service.context,
     async shutdown() {
       await server.shutdown();
-      jobs.stop();
-      stopBodyWatchdog();
-      await log?.flush();
-      await background.idle();
+      await service.close();
     },
   };
 }

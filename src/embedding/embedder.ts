@@ -6,7 +6,8 @@
  */
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { findAppFile } from "../util/app_files.ts";
-import type { ModelRegistry, ModelSpec } from "./model_registry.ts";
+import { hashEmbedding } from "./hash_embedding.ts";
+import { HASH_MODEL_SOURCE, type ModelRegistry, type ModelSpec } from "./model_registry.ts";
 import {
   type EmbeddingBackend,
   loadTransformersRuntime,
@@ -50,6 +51,12 @@ interface EmbedRequest {
   done: PromiseWithResolvers<Float32Array[]>;
 }
 
+/** A loaded model: it turns a batch of texts into one row of vector values per text. */
+interface LoadedModel {
+  run(texts: string[]): Promise<{ dims: [number, number]; data: Float32Array }>;
+  dispose(): Promise<void>;
+}
+
 /** The requests waiting for one model. */
 interface ModelQueue {
   interactive: EmbedRequest[];
@@ -71,7 +78,7 @@ export class Embedder {
   readonly #options: EmbedderOptions;
   /** transformers.js, imported at the first model load: the native build cannot even be imported without FFI. */
   #runtime: Promise<TransformersRuntime> | undefined;
-  readonly #pipelines = new Map<string, Promise<FeatureExtractionPipeline>>();
+  readonly #models = new Map<string, Promise<LoadedModel>>();
   readonly #queues = new Map<string, ModelQueue>();
   readonly #usage = new Map<string, ModelUsage>();
 
@@ -125,14 +132,14 @@ export class Embedder {
     queue.running = true;
     try {
       while (queue.interactive.length + queue.bulk.length > 0) {
-        let extractor: FeatureExtractionPipeline;
+        let model: LoadedModel;
         try {
-          extractor = await this.#load(modelId);
+          model = await this.#load(modelId);
         } catch (error) {
           for (const request of [...queue.interactive.splice(0), ...queue.bulk.splice(0)]) fail(request, error);
           continue;
         }
-        await this.#runBatch(modelId, extractor, takeBatch(queue));
+        await this.#runBatch(modelId, model, takeBatch(queue));
       }
     } finally {
       queue.running = false;
@@ -141,7 +148,7 @@ export class Embedder {
 
   async #runBatch(
     modelId: string,
-    extractor: FeatureExtractionPipeline,
+    model: LoadedModel,
     batch: [EmbedRequest, number][],
   ): Promise<void> {
     let usage = this.#usage.get(modelId);
@@ -149,7 +156,7 @@ export class Embedder {
     const started = performance.now();
     let output;
     try {
-      output = await meanPooledVectors(extractor, batch.map(([request, i]) => request.texts[i]!));
+      output = await model.run(batch.map(([request, i]) => request.texts[i]!));
     } catch (error) {
       for (const [request] of batch) {
         fail(request, new EmbeddingError(`Model "${modelId}" failed to embed`, { cause: error }));
@@ -173,26 +180,28 @@ export class Embedder {
     });
   }
 
-  #load(modelId: string): Promise<FeatureExtractionPipeline> {
-    let loading = this.#pipelines.get(modelId);
+  #load(modelId: string): Promise<LoadedModel> {
+    let loading = this.#models.get(modelId);
     if (loading === undefined) {
       loading = this.#open(modelId);
-      this.#pipelines.set(modelId, loading);
+      this.#models.set(modelId, loading);
       // A failed load is forgotten, so that the next request tries again.
-      loading.catch(() => this.#pipelines.delete(modelId));
+      loading.catch(() => this.#models.delete(modelId));
     }
     return loading;
   }
 
-  async #open(modelId: string): Promise<FeatureExtractionPipeline> {
+  async #open(modelId: string): Promise<LoadedModel> {
     const spec = this.spec(modelId);
     if (spec === undefined) throw new EmbeddingError(`Unknown model "${modelId}"`);
+    if (spec.source === HASH_MODEL_SOURCE) return hashModel();
     const directory = await findAppFile(spec.source, "directory");
     try {
       this.#runtime ??= loadTransformersRuntime(this.#options.backend ?? "native", this.#options);
       const runtime = await this.#runtime;
       const local = directory !== undefined;
-      return await runtime.open(directory ?? spec.source, { local, dtype: spec.dtype ?? "fp32" });
+      const extractor = await runtime.open(directory ?? spec.source, { local, dtype: spec.dtype ?? "fp32" });
+      return { run: (texts) => meanPooledVectors(extractor, texts), dispose: () => extractor.dispose() };
     } catch (error) {
       throw new EmbeddingError(`Cannot load model "${modelId}" from "${spec.source}"`, { cause: error });
     }
@@ -200,12 +209,26 @@ export class Embedder {
 
   /** Releases every loaded model. */
   async dispose(): Promise<void> {
-    const loaded = [...this.#pipelines.values()];
-    this.#pipelines.clear();
+    const loaded = [...this.#models.values()];
+    this.#models.clear();
     for (const loading of loaded) {
-      await loading.then((extractor) => extractor.dispose()).catch(() => {});
+      await loading.then((model) => model.dispose()).catch(() => {});
     }
   }
+}
+
+/** The built-in hash embedding as a model: no files, no runtime. */
+function hashModel(): LoadedModel {
+  return {
+    run(texts) {
+      const vectors = texts.map((text) => hashEmbedding(text));
+      const dims = vectors[0]?.length ?? 0;
+      const data = new Float32Array(texts.length * dims);
+      vectors.forEach((vector, row) => data.set(vector, row * dims));
+      return Promise.resolve({ dims: [texts.length, dims], data });
+    },
+    dispose: () => Promise.resolve(),
+  };
 }
 
 /** Takes the next batch: texts of small requests first, then of large ones, sorted by length. */

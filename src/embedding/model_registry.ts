@@ -2,16 +2,28 @@
 import { z } from "zod";
 import { findAppFile } from "../util/app_files.ts";
 
-const modelSpecSchema = z.strictObject({
+/** A weight type of a model: `fp32`, or a quantised or half-precision variant that the model's files provide. */
+export type ModelDtype = "auto" | "fp32" | "fp16" | "q8" | "int8" | "uint8" | "q4" | "bnb4" | "q4f16";
+
+const MODEL_DTYPES: readonly ModelDtype[] = ["auto", "fp32", "fp16", "q8", "int8", "uint8", "q4", "bnb4", "q4f16"];
+
+/** Where a model comes from (a hub repo id or a local directory), its version, and its weight type. */
+export interface ModelSpec {
+  /** A hub repo id (e.g. `Xenova/all-MiniLM-L6-v2`), a model directory, or `quire:hash` for the hash embedding. */
+  source: string;
+  /** Stored with each index; an index answers 409 once its model's version changes. */
+  version: string;
+  /** `fp32` when absent. */
+  dtype?: ModelDtype;
+}
+
+const modelSpecSchema: z.ZodType<ModelSpec> = z.strictObject({
   source: z.string().min(1),
   version: z.string().min(1),
-  dtype: z.enum(["auto", "fp32", "fp16", "q8", "int8", "uint8", "q4", "bnb4", "q4f16"]).optional(),
+  dtype: z.enum(MODEL_DTYPES as [ModelDtype, ...ModelDtype[]]).optional(),
 });
 
 const registrySchema = z.record(z.string().min(1), modelSpecSchema);
-
-/** Where a model comes from (a hub repo id or a local directory), its version, and its weight type. */
-export type ModelSpec = z.output<typeof modelSpecSchema>;
 
 /** Model ids mapped to their specs. */
 export type ModelRegistry = Record<string, ModelSpec>;
@@ -23,6 +35,21 @@ export const DEFAULT_MODEL_ID = "svc-minilm";
 export const BUILT_IN_MODELS: ModelRegistry = {
   "svc-minilm": { source: "Xenova/all-MiniLM-L6-v2", version: "all-MiniLM-L6-v2-q8-1", dtype: "q8" },
   "svc-mediumlm": { source: "Xenova/all-mpnet-base-v2", version: "all-mpnet-base-v2-q8-1", dtype: "q8" },
+};
+
+/**
+ * The `source` of the built-in hash embedding (`hash_embedding.ts`): lexical, deterministic, without model files. A
+ * registry serves it only where it names it, as the test harness's does.
+ */
+export const HASH_MODEL_SOURCE = "quire:hash";
+
+/**
+ * The models of the test harness: the hash embedding under its own id and standing in for the default model, so that
+ * indexes created without a `modelId` work in tests with no network and no files.
+ */
+export const HASH_MODELS: ModelRegistry = {
+  [DEFAULT_MODEL_ID]: { source: HASH_MODEL_SOURCE, version: "hash-384-1" },
+  "svc-hash": { source: HASH_MODEL_SOURCE, version: "hash-384-1" },
 };
 
 /** Reads and checks a registry file; it must define the default model. */

@@ -7,7 +7,7 @@ import { ApiError } from "../api/api_error.ts";
 import { errorResponse } from "./error_response.ts";
 import { replyResponse } from "./reply_response.ts";
 import { ProjectLimiter } from "./project_limiter.ts";
-import { readJsonObject } from "./read_json_body.ts";
+import { type BodyDeadlines, readJsonObject } from "./read_json_body.ts";
 import type { RequestFacts, Route } from "./route.ts";
 
 /** Options of the handler. */
@@ -15,6 +15,8 @@ export interface HandlerOptions {
   maxBodyBytes: number;
   bodyTimeoutMs: number;
   projectMaxConcurrency: number;
+  /** The service's watch over body deadlines, stopped when it shuts down. */
+  bodyDeadlines: BodyDeadlines;
 }
 
 /** Longest `action` echoed back in an error. */
@@ -40,7 +42,11 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
       if (contentType.split(";")[0]!.trim().toLowerCase() !== "application/json") {
         throw new ApiError(415, 'Content-Type must be "application/json"');
       }
-      const body = await readJsonObject(request, { maxBytes: options.maxBodyBytes, timeoutMs: options.bodyTimeoutMs });
+      const body = await readJsonObject(request, {
+        maxBytes: options.maxBodyBytes,
+        timeoutMs: options.bodyTimeoutMs,
+        deadlines: options.bodyDeadlines,
+      });
       if (typeof body.action === "string") action = body.action.slice(0, MAX_ECHOED_ACTION);
       if (typeof body.action === "string" && isAction(body.action)) facts.action = body.action;
       if (typeof body.projectId === "string") facts.projectId = body.projectId;

@@ -9,6 +9,8 @@ export interface BodyLimits {
   maxBytes: number;
   /** The body must arrive within this time, so that a slow client cannot hold a request open. */
   timeoutMs: number;
+  /** The service's watch over body deadlines. */
+  deadlines: BodyDeadlines;
 }
 
 /**
@@ -52,11 +54,11 @@ async function readBody(request: Request, declared: number, limits: BodyLimits):
   const deadline = Date.now() + limits.timeoutMs;
   if (declared <= limits.maxBytes) {
     // The server holds a body to its declared length, so it can be read whole.
-    chunks.push(new Uint8Array(await beforeDeadline(request.arrayBuffer(), deadline)));
+    chunks.push(new Uint8Array(await limits.deadlines.race(request.arrayBuffer(), deadline)));
   } else if (request.body !== null) {
     const reader = request.body.getReader();
     for (;;) {
-      const { done, value } = await readBefore(reader, deadline);
+      const { done, value } = await readBefore(reader, deadline, limits.deadlines);
       if (done) break;
       total += value.byteLength;
       if (total > limits.maxBytes) {
@@ -77,58 +79,61 @@ function tooLarge(maxBytes: number): ApiError {
 async function readBefore(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   deadline: number,
+  deadlines: BodyDeadlines,
 ): Promise<ReadableStreamReadResult<Uint8Array>> {
   try {
-    return await beforeDeadline(reader.read(), deadline);
+    return await deadlines.race(reader.read(), deadline);
   } catch (error) {
     await reader.cancel().catch(() => {});
     throw error;
   }
 }
 
-/** `work`, or 408 once the deadline has passed. */
-function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
-  if (Date.now() >= deadline) {
-    work.catch(() => {});
-    return Promise.reject(new ApiError(408, "Request body took too long to arrive"));
-  }
-  const { promise, resolve, reject } = Promise.withResolvers<T>();
-  const waiter = { deadline, reject };
-  waiting.add(waiter);
-  watchdog ??= setInterval(rejectOverdue, WATCHDOG_INTERVAL_MS);
-  work.then((value) => {
-    waiting.delete(waiter);
-    resolve(value);
-  }, (error) => {
-    waiting.delete(waiter);
-    reject(error);
-  });
-  return promise;
-}
-
 /**
- * Body reads waiting for their deadline. One shared timer checks them, instead of a timer per read; it stops only at
- * a check that finds nothing waiting, since starting and stopping it with every request cost small requests 8% of
+ * Body reads waiting for their deadline, per service. One timer checks them, instead of a timer per read; it stops only
+ * at a check that finds nothing waiting, since starting and stopping it with every request cost small requests 8% of
  * their throughput.
  */
-const waiting = new Set<{ deadline: number; reject: (error: ApiError) => void }>();
-let watchdog: ReturnType<typeof setInterval> | undefined;
+export class BodyDeadlines {
+  readonly #waiting = new Set<{ deadline: number; reject: (error: ApiError) => void }>();
+  #watchdog: ReturnType<typeof setInterval> | undefined;
 
-function rejectOverdue(): void {
-  const now = Date.now();
-  for (const waiter of waiting) {
-    if (waiter.deadline > now) continue;
-    waiting.delete(waiter);
-    waiter.reject(new ApiError(408, "Request body took too long to arrive"));
+  /** `work`, or 408 once the deadline has passed. */
+  race<T>(work: Promise<T>, deadline: number): Promise<T> {
+    if (Date.now() >= deadline) {
+      work.catch(() => {});
+      return Promise.reject(new ApiError(408, "Request body took too long to arrive"));
+    }
+    const { promise, resolve, reject } = Promise.withResolvers<T>();
+    const waiter = { deadline, reject };
+    this.#waiting.add(waiter);
+    this.#watchdog ??= setInterval(() => this.#rejectOverdue(), WATCHDOG_INTERVAL_MS);
+    work.then((value) => {
+      this.#waiting.delete(waiter);
+      resolve(value);
+    }, (error) => {
+      this.#waiting.delete(waiter);
+      reject(error);
+    });
+    return promise;
   }
-  stopBodyWatchdog();
-}
 
-/** Stops the timer that checks body deadlines unless a body is being read; a server calls it at shutdown. */
-export function stopBodyWatchdog(): void {
-  if (waiting.size > 0) return;
-  clearInterval(watchdog);
-  watchdog = undefined;
+  /** Stops the timer unless a body is being read; a service calls it at shutdown. */
+  stop(): void {
+    if (this.#waiting.size > 0) return;
+    clearInterval(this.#watchdog);
+    this.#watchdog = undefined;
+  }
+
+  #rejectOverdue(): void {
+    const now = Date.now();
+    for (const waiter of this.#waiting) {
+      if (waiter.deadline > now) continue;
+      this.#waiting.delete(waiter);
+      waiter.reject(new ApiError(408, "Request body took too long to arrive"));
+    }
+    this.stop();
+  }
 }
 
 /** How often overdue body reads are looked for; a timeout fires up to this much late. */

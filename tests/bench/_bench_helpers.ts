@@ -37,3 +37,31 @@ export async function rssMiB(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
   return Number(status.match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 }
+
+/** Cores kept busy while `work` ran: by every process on the machine, and by this one (the benchmark's clients). */
+export interface CoresBusy {
+  machine: number;
+  client: number;
+}
+
+/** Runs `work` and measures the cores it kept busy, from `/proc/stat` and this process's `/proc/self/stat`. */
+export async function coresBusyDuring(work: () => Promise<unknown>): Promise<CoresBusy> {
+  const before = await cpuTicks();
+  const start = performance.now();
+  await work();
+  const seconds = (performance.now() - start) / 1000;
+  const after = await cpuTicks();
+  // Linux counts CPU time in clock ticks of 1/100 s (USER_HZ) on every common build.
+  const cores = (ticks: number) => ticks / 100 / seconds;
+  return { machine: cores(after.busy - before.busy), client: cores(after.self - before.self) };
+}
+
+async function cpuTicks(): Promise<{ busy: number; self: number }> {
+  const total = (await Deno.readTextFile("/proc/stat")).split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal: everything but idle and iowait is busy.
+  const busy = total.slice(0, 8).reduce((sum, ticks, i) => i === 3 || i === 4 ? sum : sum + ticks, 0);
+  const stat = await Deno.readTextFile("/proc/self/stat");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
+  return { busy, self: Number(fields[11]) + Number(fields[12]) };
+}
