@@ -1,7 +1,9 @@
 /**
- * A typed client of quire's `POST /manage` for Deno, Node and browsers: it needs only `fetch`. Its types are inferred
- * from the service's zod schemas through type-only imports, so at run time it imports nothing.
+ * A typed client of quire's `POST /manage` for Deno, Node and browsers: it needs only `fetch`. Its types are the
+ * API's own (`src/api/api_types.ts`, checked against the service's zod schemas), imported as types only, so at run
+ * time it imports nothing.
  *
+ * @example Indexing and searching
  * ```ts
  * import { QuireClient } from "@quire/server/client";
  *
@@ -12,11 +14,18 @@
  *
  * @module
  */
-import type { ManageRequestInput, RequestInputOf } from "./src/api/request_schemas.ts";
-import type { AddDocsResult, DocView, IndexView, ResponseOf, SearchResult } from "./src/api/response_schemas.ts";
+import type {
+  AddDocsResult,
+  DocumentInput,
+  DocView,
+  IndexView,
+  ManageRequestInput,
+  RequestInputOf,
+  ResponseOf,
+  SearchResult,
+} from "./src/api/api_types.ts";
 
-/** A document to add: a unique `id`, a `text` and optional `metadata` (a JSON object). */
-export type DocumentInput = RequestInputOf<"addDocs">["docs"][number];
+export type * from "./src/api/api_types.ts";
 
 /** An index as `getIndex` and `listIndexes` show it. */
 export type Index = IndexView;
@@ -32,19 +41,25 @@ export type SearchOptions = Omit<RequestInputOf<"search">, "action" | "projectId
 
 /** Options of `createIndex`; with `wait: false` the server queues the write and answers with the index at once. */
 export interface CreateIndexOptions {
+  /** The embedding model; `svc-minilm` when absent. */
   modelId?: string;
+  /** `false` queues the build and answers with the index at once. */
   wait?: boolean;
 }
 
 /** Options of `addDocs`; `upsert: false` leaves existing documents untouched. */
 export interface AddDocsOptions {
+  /** `false` leaves existing documents untouched. */
   upsert?: boolean;
+  /** `false` queues the write and answers with the index at once. */
   wait?: boolean;
 }
 
 /** A page of `limit` items after `cursor`; paging applies only when `limit` is given. */
 export interface PageOptions {
+  /** At most this many items. */
   limit?: number;
+  /** The `nextCursor` of the previous page. */
   cursor?: string;
 }
 
@@ -53,13 +68,17 @@ export type GetDocsOptions = { docIds: string[] } | (PageOptions & { docIds?: ne
 
 /** One page of a listing; `nextCursor`, absent on the last page, is the `cursor` of the next one. */
 export interface Page<T> {
+  /** The items of this page. */
   items: T[];
+  /** The `cursor` of the next page; absent on the last one. */
   nextCursor?: string;
 }
 
 /** How far `addDocsInBatches` has come: documents sent and acknowledged so far, of `total`. */
 export interface BatchProgress {
+  /** Documents acknowledged so far. */
   done: number;
+  /** Documents to send in all. */
   total: number;
 }
 
@@ -69,6 +88,7 @@ export interface AddDocsInBatchesOptions {
   batchSize?: number;
   /** Largest request body in bytes (default 8 MiB); below the server's `MAX_BODY_BYTES` (32 MiB by default). */
   maxBodyBytes?: number;
+  /** `false` leaves existing documents untouched. */
   upsert?: boolean;
   /** Called after every acknowledged batch. */
   onProgress?: (progress: BatchProgress) => void;
@@ -78,6 +98,7 @@ export interface AddDocsInBatchesOptions {
 export interface QuireClientOptions {
   /** Where the service answers, e.g. `http://localhost:8000`; `/manage` is appended. */
   baseUrl: string | URL;
+  /** The project whose indexes the client manages. */
   projectId: string;
   /** The project's key, sent as `x-project-key`. */
   key: string;
@@ -101,6 +122,7 @@ export class QuireError extends Error {
   /** The action of the failed request. */
   readonly action: string | undefined;
 
+  /** An error of the service: its HTTP status, its message, and the action it refused. */
   constructor(status: number, message: string, action?: string) {
     super(message);
     this.name = "QuireError";
@@ -119,6 +141,7 @@ export class QuireClient {
   readonly #key: string;
   readonly #fetch: typeof fetch;
 
+  /** A client of one project at one base URL. */
   constructor(options: QuireClientOptions) {
     const base = String(options.baseUrl);
     this.#url = new URL("manage", base.endsWith("/") ? base : `${base}/`);
@@ -129,7 +152,9 @@ export class QuireClient {
 
   /** Creates an index with its first documents; resolves `true`, or with `wait: false` the `Building` index. */
   createIndex(name: string, docs?: DocumentInput[], options?: CreateIndexOptions & { wait?: true }): Promise<true>;
+  /** Queues the build (`wait: false`) and resolves to the index at once. */
   createIndex(name: string, docs: DocumentInput[], options: CreateIndexOptions & { wait: false }): Promise<Index>;
+  /** Creates an index of `docs`; resolves to `true`, or to the index when the build is queued. */
   createIndex(name: string, docs?: DocumentInput[], options?: CreateIndexOptions): Promise<true | Index>;
   async createIndex(name: string, docs: DocumentInput[] = [], options: CreateIndexOptions = {}): Promise<true | Index> {
     const response = await this.#send({
@@ -163,7 +188,9 @@ export class QuireClient {
 
   /** Adds or replaces documents; resolves the counts, or with `wait: false` the `Updating` index. */
   addDocs(name: string, docs: DocumentInput[], options?: AddDocsOptions & { wait?: true }): Promise<AddDocsResult>;
+  /** Queues the write (`wait: false`) and resolves to the index at once. */
   addDocs(name: string, docs: DocumentInput[], options: AddDocsOptions & { wait: false }): Promise<Index>;
+  /** Adds or replaces `docs`; resolves to what changed, or to the index when the write is queued. */
   addDocs(name: string, docs: DocumentInput[], options?: AddDocsOptions): Promise<AddDocsResult | Index>;
   async addDocs(name: string, docs: DocumentInput[], options: AddDocsOptions = {}): Promise<AddDocsResult | Index> {
     const response = await this.#send({

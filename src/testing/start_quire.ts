@@ -1,6 +1,21 @@
 /**
  * quire in a user's `deno test` suite: the whole service in-process, on a loopback port, over an in-memory Deno KV,
- * with a fresh project and, unless told otherwise, the built-in hash embedding standing in for the default model.
+ * with a fresh project and, unless told otherwise, the built-in hash embedding standing in for the default model. It
+ * needs `--allow-net=127.0.0.1` and `"unstable": ["kv"]` in the app's `deno.json`.
+ *
+ * @example A test against quire
+ * ```ts
+ * import { startQuire } from "@quire/server/testing";
+ *
+ * Deno.test("indexes and finds", async () => {
+ *   await using quire = await startQuire();
+ *   await quire.client.createIndex("notes", [{ id: "1", text: "Quire keeps indexes" }]);
+ *   const { hits } = await quire.client.search("notes", "indexes");
+ *   if (hits[0]?.id !== "1") throw new Error("not found");
+ * });
+ * ```
+ *
+ * @module
  */
 import { QuireClient } from "../../client.ts";
 import { Embedder } from "../embedding/embedder.ts";

@@ -1,0 +1,248 @@
+/**
+ * The API's bodies as plain TypeScript types, as a client sends and receives them. The zod schemas of
+ * `request_schemas.ts` and `response_schemas.ts` validate and describe the same shapes; `tests/api_types_test.ts`
+ * fails when the two drift apart. The client and the published package use these, so that their types are explicit.
+ */
+
+/** Every action of `POST /manage`. */
+export type Action =
+  | "createIndex"
+  | "getIndex"
+  | "listIndexes"
+  | "deleteIndex"
+  | "addDocs"
+  | "deleteDocs"
+  | "getDocs"
+  | "search";
+
+/** How `search` ranks: BM25 on the text, cosine similarity of embeddings, or both fused. */
+export type SearchMode = "fulltext" | "vector" | "hybrid";
+
+/** What a search hit may show besides its id. */
+export type HitField = "text" | "metadata" | "score";
+
+/** The states of an index: `Building` (new) and `Updating` (existing) while a queued write runs. */
+export type IndexStatus = "Ready" | "Building" | "Updating" | "Failed";
+
+/** A document to index: a unique `id`, a `text` and optional `metadata`, any JSON object. */
+export interface DocumentInput {
+  /** Unique within the index. */
+  id: string;
+  /** The text that is embedded and searched; may be empty. */
+  text: string;
+  /** Any JSON object, stored and returned as given, and filtered on by `search`. */
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/**
+ * A Mongo-style predicate over metadata: a field's value or `{$eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $exists}`,
+ * and `$and` / `$or` of filters.
+ */
+export type MetadataFilterInput = Record<string, unknown>;
+
+/** Paging: at most `limit` items after `cursor` (the previous page's `x-next-cursor`). */
+export interface PageInput {
+  /** At most this many items. */
+  limit?: number | undefined;
+  /** The previous page's `x-next-cursor`. */
+  cursor?: string | undefined;
+}
+
+/** What every request names. */
+export interface ProjectRequest {
+  /** The project, whose key goes in the `x-project-key` header. */
+  projectId: string;
+}
+
+/** What every request about one index names. */
+export interface IndexRequest extends ProjectRequest {
+  /** The index, unique within the project. */
+  indexName: string;
+}
+
+/** The body of `createIndex`. */
+export interface CreateIndexRequest extends IndexRequest {
+  /** The action. */
+  action: "createIndex";
+  /** The first documents. */
+  docs: DocumentInput[];
+  /** The embedding model; `svc-minilm` when absent. */
+  modelId?: string | undefined;
+  /** `wait: false` queues the build and answers at once. */
+  options?: { wait?: boolean | undefined } | undefined;
+}
+
+/** The body of `getIndex`. */
+export interface GetIndexRequest extends IndexRequest {
+  /** The action. */
+  action: "getIndex";
+}
+
+/** The body of `listIndexes`. */
+export interface ListIndexesRequest extends ProjectRequest {
+  /** The action. */
+  action: "listIndexes";
+  /** A page of indexes, by name. */
+  options?: PageInput | undefined;
+}
+
+/** The body of `deleteIndex`. */
+export interface DeleteIndexRequest extends IndexRequest {
+  /** The action. */
+  action: "deleteIndex";
+}
+
+/** The body of `addDocs`. */
+export interface AddDocsRequest extends IndexRequest {
+  /** The action. */
+  action: "addDocs";
+  /** Documents to add or replace, by id. */
+  docs: DocumentInput[];
+  /** `upsert: false` leaves existing documents alone; `wait: false` queues the write. */
+  options?: { upsert?: boolean | undefined; wait?: boolean | undefined } | undefined;
+}
+
+/** The body of `deleteDocs`. */
+export interface DeleteDocsRequest extends IndexRequest {
+  /** The action. */
+  action: "deleteDocs";
+  /** Ids of the documents to remove; unknown ids are ignored. */
+  docIds: string[];
+}
+
+/** The body of `getDocs`. */
+export interface GetDocsRequest extends IndexRequest {
+  /** The action. */
+  action: "getDocs";
+  /** The documents of `docIds`, or a page of all of them. */
+  options?: (PageInput & { docIds?: string[] | undefined }) | undefined;
+}
+
+/** The body of `search`. */
+export interface SearchRequest extends IndexRequest {
+  /** The action. */
+  action: "search";
+  /** The query text; not blank unless `mode` is `vector`. */
+  query: string;
+  /** `hybrid` when absent. */
+  mode?: SearchMode | undefined;
+  /** Hits per page, 1 to 100; 10 when absent. */
+  limit?: number | undefined;
+  /** Hits to skip. */
+  offset?: number | undefined;
+  /** Only documents whose metadata match. */
+  filter?: MetadataFilterInput | undefined;
+  /** The fields each hit shows besides its id. */
+  include?: HitField[] | undefined;
+}
+
+/** A request body of `POST /manage`, as a client sends it. */
+export type ManageRequestInput =
+  | CreateIndexRequest
+  | GetIndexRequest
+  | ListIndexesRequest
+  | DeleteIndexRequest
+  | AddDocsRequest
+  | DeleteDocsRequest
+  | GetDocsRequest
+  | SearchRequest;
+
+/** The request body of one action. */
+export type RequestInputOf<A extends Action> = Extract<ManageRequestInput, { action: A }>;
+
+/** An index as `getIndex` and `listIndexes` show it. */
+export interface IndexView {
+  /** Generated by the service (UUID form). */
+  id: string;
+  /** The name given at creation. */
+  name: string;
+  /** A revision counter: "1" at creation, one more on every addDocs or deleteDocs. */
+  version: string;
+  /** `Ready`, or what a queued write is doing. */
+  status: IndexStatus;
+  /** How many documents it holds. */
+  docCount: number;
+  /** ISO 8601 time of creation. */
+  createdAt: string;
+  /** ISO 8601 time of the last write. */
+  updatedAt: string;
+  /** The embedding model and its version. */
+  model: { id: string; version: string };
+  /** Documents embedded so far, while `Building` or `Updating`. */
+  progress?: { done: number; total: number } | undefined;
+  /** Why the queued write failed, when `Failed`. */
+  error?: string | undefined;
+  /** getIndex only: bytes of search state the answering instance holds for the index (an estimate). */
+  memoryBytes?: number | undefined;
+}
+
+/** A stored document as `getDocs` returns it; `metadata` is absent when the document has none. */
+export interface DocView {
+  /** The document id. */
+  id: string;
+  /** The text as given. */
+  text: string;
+  /** The metadata as given. */
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/** The answer of `addDocs`; `skipped` is present only with `options.upsert: false`. */
+export interface AddDocsResult {
+  /** Documents that were new. */
+  added: number;
+  /** Documents that replaced one with the same id. */
+  updated: number;
+  /** Documents left alone because their id existed. */
+  skipped?: number | undefined;
+}
+
+/** The answer of `deleteDocs`: how many documents were removed. */
+export interface DeleteDocsResult {
+  /** Documents removed. */
+  deleted: number;
+}
+
+/** One search hit; fields outside the request's `include` are absent, and so is `metadata` when the doc has none. */
+export interface SearchHit {
+  /** The document id. */
+  id: string;
+  /** The ranking score: higher is better. */
+  score?: number | undefined;
+  /** The document's text. */
+  text?: string | undefined;
+  /** The document's metadata. */
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/** The answer of `search`. */
+export interface SearchResult {
+  /** The page of hits, best first. */
+  hits: SearchHit[];
+  /** How many documents matched, before limit and offset. */
+  total: number;
+  /** Time the search took on the server. */
+  tookMs: number;
+}
+
+/** The success body of every action. */
+export interface ResponseBodies {
+  /** `true`, or the index while a queued build runs. */
+  createIndex: true;
+  /** The index. */
+  getIndex: IndexView;
+  /** One page of indexes. */
+  listIndexes: IndexView[];
+  /** `true`. */
+  deleteIndex: true;
+  /** What changed. */
+  addDocs: AddDocsResult;
+  /** What was removed. */
+  deleteDocs: DeleteDocsResult;
+  /** The documents. */
+  getDocs: DocView[];
+  /** The hits. */
+  search: SearchResult;
+}
+
+/** The `200` body of one action. */
+export type ResponseOf<A extends Action> = ResponseBodies[A];
