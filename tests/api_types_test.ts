@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import type { z } from "zod";
 import type * as Api from "../src/api/api_types.ts";
 import type { ManageRequestInput } from "../src/api/request_schemas.ts";
-import { ACTIONS, HIT_FIELDS } from "../src/api/request_schemas.ts";
-import { INDEX_STATUSES, RESPONSE_SCHEMAS, type searchHitSchema } from "../src/api/response_schemas.ts";
-import { SEARCH_MODES } from "../src/search/search_mode.ts";
+import type { ACTIONS, HIT_FIELDS } from "../src/api/request_schemas.ts";
+import type { INDEX_STATUSES, RESPONSE_SCHEMAS, searchHitSchema } from "../src/api/response_schemas.ts";
+import type { SEARCH_MODES } from "../src/search/search_mode.ts";
 
 /** `true` when A and B are the same type, else `false`. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

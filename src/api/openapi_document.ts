@@ -153,9 +153,10 @@ project, key, action and fields, then the action itself), and the first that fai
 listIndexes and getDocs page with \`options.limit\` and \`options.cursor\`: while more items follow, the
 \`${NEXT_CURSOR_HEADER}\` header holds the cursor of the next page.`;
 
-function getOperation(summary: string, schema: string, extra: Record<string, Json> = {}): Json {
+function getOperation(operationId: string, summary: string, schema: string, extra: Record<string, Json> = {}): Json {
   return {
     get: {
+      operationId,
       summary,
       security: [],
       responses: { "200": { description: summary, content: jsonContent(schemaRef(schema)) }, ...extra },
@@ -171,7 +172,10 @@ export function openApiDocument(limits: Limits, version: string): Json {
       title: "quire",
       version,
       description: "Searchable document indexes for many projects behind one authenticated endpoint, POST /manage.",
+      license: { name: "MIT", identifier: "MIT" },
     },
+    // Relative: the document describes the server that serves it, wherever that is.
+    servers: [{ url: "/", description: "The server that serves this document" }],
     paths: {
       "/manage": {
         post: {
@@ -218,20 +222,27 @@ export function openApiDocument(limits: Limits, version: string): Json {
           },
         },
       },
-      "/": getOperation("Where to find the API and this document", "ServiceInfo"),
+      "/": getOperation("getServiceInfo", "Where to find the API and this document", "ServiceInfo"),
       "/openapi.json": {
         get: {
+          operationId: "getOpenApiDocument",
           summary: "This document",
           security: [],
-          responses: { "200": { description: "The OpenAPI 3.1 document", content: jsonContent({ type: "object" }) } },
+          responses: {
+            "200": {
+              description: "The OpenAPI 3.1 document",
+              content: jsonContent({ type: "object", additionalProperties: {} }),
+            },
+          },
         },
       },
-      "/healthz": getOperation("Liveness: the process answers", "Health"),
-      "/readyz": getOperation("Readiness: the store answers and the default model loads", "Readiness", {
+      "/healthz": getOperation("getHealth", "Liveness: the process answers", "Health"),
+      "/readyz": getOperation("getReadiness", "Readiness: the store answers and the default model loads", "Readiness", {
         "503": { description: "A part did not answer within 2 s", content: jsonContent(schemaRef("Readiness")) },
       }),
       "/metrics": {
         get: {
+          operationId: "getMetrics",
           summary: "Prometheus metrics: requests, latencies, embedding, indexes and docs per project, KV conflicts",
           description: "Open to loopback clients only, unless METRICS_TOKEN is set: then every client needs it as a " +
             "bearer token. Other clients get 404.",

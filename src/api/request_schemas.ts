@@ -68,6 +68,7 @@ function docSchema(limits: Limits) {
     text: unicodeString().describe(`At most ${limits.maxDocTextBytes} UTF-8 bytes; may be empty`),
     metadata: metadataSchema.meta({
       type: "object",
+      additionalProperties: {},
       description: `Any JSON object, at most ${limits.maxMetadataBytes} bytes as JSON; stored and returned as given`,
     }).optional(),
   }).superRefine((doc, ctx) => {
@@ -135,6 +136,7 @@ const filterSchema = z.unknown().transform((value, ctx) => {
   }
 }).meta({
   type: "object",
+  additionalProperties: {},
   description: "A Mongo-style predicate over metadata: $eq, $ne, $gt(e), $lt(e), $in, $nin, $exists, $and, $or",
 });
 

@@ -58,7 +58,9 @@ async function loadWasm(options: RuntimeOptions): Promise<TransformersRuntime> {
   // Under Deno the package's exports resolve to the Node build (its "node" condition comes first), which imports
   // onnxruntime-node and sharp, both native. The web build lies beside it and imports onnxruntime-web instead.
   const webBuild = new URL("transformers.web.js", import.meta.resolve("@huggingface/transformers"));
-  const { env, pipeline }: Transformers = await import(webBuild.href);
+  // The package exports no specifier of the web build, so it is imported by its file URL, written out as one so that
+  // `deno publish` can see that no import map is involved.
+  const { env, pipeline }: Transformers = await import(`file://${webBuild.pathname}`);
   // The onnxruntime-web that the web build imports, whatever version transformers.js pins.
   const ort = createRequire(webBuild);
   const fileUrl = (specifier: string) => pathToFileURL(ort.resolve(specifier)).href;

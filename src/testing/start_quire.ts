@@ -24,6 +24,7 @@ import { generateProjectKey } from "../projects/project_keys.ts";
 import { configOf, openService } from "../quire_handler.ts";
 
 export * from "../../client.ts";
+export type { ModelDtype, ModelRegistry, ModelSpec } from "../embedding/model_registry.ts";
 import type { Service } from "../server.ts";
 
 /** Options of {@link startQuire}. */
