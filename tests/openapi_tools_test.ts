@@ -84,8 +84,8 @@ Deno.test("openapi-typescript types the document, and an openapi-fetch program t
     await Deno.writeTextFile(`${dir}/openapi.json`, await (await fetch(`${quire.url}/openapi.json`)).text());
     await run(["run", "-A", OPENAPI_TYPESCRIPT, "openapi.json", "-o", "types.ts"], dir);
     const types = await Deno.readTextFile(`${dir}/types.ts`);
-    // A free-form object (metadata, a filter) typed as \`Record<string, never>\` would take no field at all; the
-    // generator's own empty \`webhooks\` and \`$defs\` are top-level exports, and they are.
+    // A free-form object (metadata, a filter) typed as `Record<string, never>` would take no field at all; the
+    // generator's own empty `webhooks` and `$defs` are top-level exports, and they are.
     assert.doesNotMatch(types, /^\s+.*Record<string, never>/m);
     await Deno.writeTextFile(`${dir}/program.ts`, PROGRAM);
     await run(["check", "program.ts"], dir);
