@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { startQuire } from "../src/testing/start_quire.ts";
+import { commandOutput } from "./_command_output.ts";
 
 const OPENAPI_TYPESCRIPT = "npm:openapi-typescript@7.10.1";
 const OPENAPI_FETCH = "npm:openapi-fetch@0.17.0";
@@ -47,14 +48,12 @@ Deno.test("redocly lint, with the recommended rules less those redocly.yaml turn
   try {
     await Deno.writeTextFile(`${dir}/openapi.json`, await (await fetch(`${quire.url}/openapi.json`)).text());
     await Deno.copyFile(REDOCLY_CONFIG, `${dir}/redocly.yaml`);
-    const { code, stdout, stderr } = await new Deno.Command("npx", {
-      args: ["-y", REDOCLY, "lint", "--config", "redocly.yaml", "openapi.json"],
-      cwd: dir,
-      env: { NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const output = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+    const { code, stdout, stderr } = await commandOutput(
+      "npx",
+      ["-y", REDOCLY, "lint", "--config", "redocly.yaml", "openapi.json"],
+      dir,
+    );
+    const output = stdout + stderr;
     assert.equal(code, 0, output);
     assert.match(output, /Your API description is valid/);
     assert.doesNotMatch(output, /warning/i, output);
@@ -64,16 +63,9 @@ Deno.test("redocly lint, with the recommended rules less those redocly.yaml turn
 });
 
 async function run(args: string[], cwd: string): Promise<string> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const output = new TextDecoder().decode(stdout);
-  assert.equal(code, 0, `deno ${args.join(" ")}:\n${output}${new TextDecoder().decode(stderr)}`);
-  return output;
+  const { code, stdout, stderr } = await commandOutput(Deno.execPath(), args, cwd);
+  assert.equal(code, 0, `deno ${args.join(" ")}:\n${stdout}${stderr}`);
+  return stdout;
 }
 
 Deno.test("openapi-typescript types the document, and an openapi-fetch program type-checks with no cast and runs", async () => {

@@ -4,20 +4,14 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { commandOutput } from "./_command_output.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 
 async function deno(args: string[]): Promise<{ code: number; output: string }> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: REPO,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
+  const { code, stdout, stderr } = await commandOutput(Deno.execPath(), args, REPO);
   // Deno's warnings about @types/node's own references say nothing about this package.
-  const output = (decoder.decode(stdout) + decoder.decode(stderr)).split("\n")
+  const output = (stdout + stderr).split("\n")
     .filter((line) => !/^Warning Failed resolving types|^\s+at file:.*@types\/node/.test(line)).join("\n");
   return { code, output };
 }

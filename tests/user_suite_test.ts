@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath as fromFileUrl } from "node:url";
+import { commandOutput } from "./_command_output.ts";
 
 const REPO = fromFileUrl(new URL("..", import.meta.url));
 const EXAMPLE = fromFileUrl(new URL("../examples/testing/faq_test.ts", import.meta.url));
@@ -22,15 +23,8 @@ async function userProject(files: Record<string, string>): Promise<string> {
 }
 
 async function denoTest(dir: string, flags: string[]): Promise<{ code: number; output: string }> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["test", "--no-prompt", ...flags],
-    cwd: dir,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return { code, output: decoder.decode(stdout) + decoder.decode(stderr) };
+  const { code, stdout, stderr } = await commandOutput(Deno.execPath(), ["test", "--no-prompt", ...flags], dir);
+  return { code, output: stdout + stderr };
 }
 
 Deno.test("8 test files, each with its own quire, pass under --parallel and --trace-leaks with --allow-net=127.0.0.1 only", async () => {
