@@ -21,11 +21,11 @@
  */
 import { type Config, CONFIG_HELP, configFromEnvOrExit } from "./src/config.ts";
 import { openKvStore } from "./src/storage/kv_store.ts";
-import { Embedder } from "./src/embedding/embedder.ts";
 import { BUILT_IN_MODELS, readModelRegistry } from "./src/embedding/model_registry.ts";
 import { PROJECT_COMMANDS, runProjectCommand } from "./src/cli/project_command.ts";
 import { DEFAULT_PROJECT_ID, ensureDefaultProject, type RunningService, startService } from "./src/server.ts";
 import { PROCESS_NUMBER_VARIABLE, runProcessGroup } from "./src/process_group.ts";
+import { embedderOf } from "./src/quire_handler.ts";
 
 export {
   createQuireHandler,
@@ -60,15 +60,11 @@ async function serveGroup(config: Config): Promise<void> {
 async function serve(config: Config, process: number): Promise<void> {
   const registry = config.MODELS_FILE === undefined ? BUILT_IN_MODELS : await readModelRegistry(config.MODELS_FILE);
   const kv = await openKvStore(config.DENO_KV_PATH);
-  const embedder = new Embedder(registry, {
-    cacheDir: config.MODEL_CACHE_DIR,
-    allowRemote: config.ALLOW_REMOTE_MODELS,
-    backend: config.EMBEDDING_BACKEND,
-    // Processes of a group share the cores: each model run gets its share of them.
-    threads: config.PROCESSES > 1
-      ? Math.max(1, Math.floor(navigator.hardwareConcurrency / config.PROCESSES))
-      : undefined,
-  });
+  // Processes of a group share the cores: each model run gets its share of them.
+  const threads = config.PROCESSES > 1
+    ? Math.max(1, Math.floor(navigator.hardwareConcurrency / config.PROCESSES))
+    : undefined;
+  const embedder = embedderOf(registry, config, threads);
   // Listening for signals before the service starts, so that one arriving just as it listens still stops it cleanly.
   const { promise: started, resolve } = Promise.withResolvers<RunningService>();
   const stop = async () => {

@@ -63,11 +63,7 @@ export interface QuireHandler {
  */
 export async function createQuireHandler(options: QuireHandlerOptions = {}): Promise<QuireHandler> {
   const config = configOf(options.settings);
-  const embedder = new Embedder(options.models ?? BUILT_IN_MODELS, {
-    cacheDir: config.MODEL_CACHE_DIR,
-    allowRemote: config.ALLOW_REMOTE_MODELS,
-    backend: config.EMBEDDING_BACKEND,
-  });
+  const embedder = embedderOf(options.models ?? BUILT_IN_MODELS, config);
   const service = await openService({ ...options, config, embedder });
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -88,6 +84,19 @@ export function configOf(settings: Record<string, string> = {}): Config {
     throw new Error(`Unknown setting ${unknown.map((name) => `"${name}"`).join(", ")}: see main.ts --help`);
   }
   return parseConfig(settings);
+}
+
+/**
+ * An embedder of `registry`'s models, with the model cache, downloads and backend that `config` sets; `threads` caps
+ * the threads of one model run (onnxruntime's default, one per core, when absent).
+ */
+export function embedderOf(registry: ModelRegistry, config: Config, threads?: number): Embedder {
+  return new Embedder(registry, {
+    cacheDir: config.MODEL_CACHE_DIR,
+    allowRemote: config.ALLOW_REMOTE_MODELS,
+    backend: config.EMBEDDING_BACKEND,
+    threads,
+  });
 }
 
 /** What {@link openService} builds a service from: a configuration and an embedder that its caller owns. */

@@ -5,7 +5,17 @@ import { findAppFile } from "../util/app_files.ts";
 /** A weight type of a model: `fp32`, or a quantised or half-precision variant that the model's files provide. */
 export type ModelDtype = "auto" | "fp32" | "fp16" | "q8" | "int8" | "uint8" | "q4" | "bnb4" | "q4f16";
 
-const MODEL_DTYPES: readonly ModelDtype[] = ["auto", "fp32", "fp16", "q8", "int8", "uint8", "q4", "bnb4", "q4f16"];
+const MODEL_DTYPES = [
+  "auto",
+  "fp32",
+  "fp16",
+  "q8",
+  "int8",
+  "uint8",
+  "q4",
+  "bnb4",
+  "q4f16",
+] as const satisfies readonly ModelDtype[];
 
 /** Where a model comes from (a hub repo id or a local directory), its version, and its weight type. */
 export interface ModelSpec {
@@ -20,7 +30,7 @@ export interface ModelSpec {
 const modelSpecSchema: z.ZodType<ModelSpec> = z.strictObject({
   source: z.string().min(1),
   version: z.string().min(1),
-  dtype: z.enum(MODEL_DTYPES as [ModelDtype, ...ModelDtype[]]).optional(),
+  dtype: z.enum(MODEL_DTYPES).optional(),
 });
 
 const registrySchema = z.record(z.string().min(1), modelSpecSchema);

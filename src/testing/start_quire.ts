@@ -18,10 +18,9 @@
  * @module
  */
 import { QuireClient } from "../../client.ts";
-import { Embedder } from "../embedding/embedder.ts";
 import { HASH_MODELS, type ModelRegistry } from "../embedding/model_registry.ts";
 import { generateProjectKey } from "../projects/project_keys.ts";
-import { configOf, openService } from "../quire_handler.ts";
+import { configOf, embedderOf, openService } from "../quire_handler.ts";
 
 export * from "../../client.ts";
 export type { ModelDtype, ModelRegistry, ModelSpec } from "../embedding/model_registry.ts";
@@ -89,11 +88,7 @@ const TEST_SEARCH_CACHE_MB = "256";
  */
 export async function startQuire(options: StartQuireOptions = {}): Promise<TestQuire> {
   const config = configOf({ SEARCH_CACHE_MB: TEST_SEARCH_CACHE_MB, LOG_REQUESTS: "false", ...options.settings });
-  const embedder = new Embedder(options.models ?? HASH_MODELS, {
-    cacheDir: config.MODEL_CACHE_DIR,
-    allowRemote: config.ALLOW_REMOTE_MODELS,
-    backend: config.EMBEDDING_BACKEND,
-  });
+  const embedder = embedderOf(options.models ?? HASH_MODELS, config);
   const project = { id: TEST_PROJECT_ID, key: generateProjectKey() };
   let service: Service = await openService({ config, embedder, project });
   let server: Deno.HttpServer<Deno.NetAddr>;
