@@ -20,6 +20,7 @@ import type {
   DocView,
   IndexView,
   ManageRequestInput,
+  PassageOptions,
   RequestInputOf,
   ResponseOf,
   SearchResult,
@@ -36,7 +37,10 @@ export type StoredDocument = DocView;
 /** The answer of `addDocs`; `skipped` is present only with `upsert: false`. */
 export type { AddDocsResult, SearchResult };
 
-/** Options of `search`: `mode`, `limit`, `offset`, `filter` and `include`, as in the README. */
+/**
+ * Options of `search`: `mode`, `limit`, `offset`, `filter`, `include` (`"passage"` adds each hit's best passage), and
+ * `vector`, the query's own vector (required on an external model, where `query` may then be `""` in `vector` mode).
+ */
 export type SearchOptions = Omit<RequestInputOf<"search">, "action" | "projectId" | "indexName" | "query">;
 
 /** Options of `createIndex`; with `wait: false` the server queues the write and answers with the index at once. */
@@ -45,6 +49,8 @@ export interface CreateIndexOptions {
   modelId?: string;
   /** `false` queues the build and answers with the index at once. */
   wait?: boolean;
+  /** How long texts are split into passages, in the model's tokens. */
+  passages?: PassageOptions;
 }
 
 /** Options of `addDocs`; `upsert: false` leaves existing documents untouched. */
@@ -163,7 +169,7 @@ export class QuireClient {
       indexName: name,
       docs,
       modelId: options.modelId,
-      options: { wait: options.wait },
+      options: { wait: options.wait, passages: options.passages },
     });
     return await response.json() as ResponseOf<"createIndex"> | Index;
   }
@@ -265,11 +271,54 @@ export class QuireClient {
     return await response.json() as ResponseOf<"search">;
   }
 
-  async #send(request: ManageRequestInput): Promise<Response> {
+  /**
+   * Embeds every document again, with the index's model at the version the server runs, or with `options.modelId`;
+   * resolves to the index, `Updating` while the job runs. The way out of a 409 after a model version change.
+   */
+  async reembedIndex(name: string, options: { modelId?: string } = {}): Promise<Index> {
+    const response = await this.#send({
+      action: "reembedIndex",
+      projectId: this.#projectId,
+      indexName: name,
+      modelId: options.modelId,
+    });
+    return await response.json() as Index;
+  }
+
+  /**
+   * Streams an index as JSON Lines: its settings, then one line per document with its passages' vectors. Write it to
+   * a file for a backup; {@link importIndex} reads it back.
+   */
+  async exportIndex(name: string): Promise<ReadableStream<Uint8Array>> {
+    const response = await this.#send({ action: "exportIndex", projectId: this.#projectId, indexName: name });
+    return response.body!;
+  }
+
+  /**
+   * Creates index `name` from an {@link exportIndex} stream, without embedding when the server runs the export's
+   * model version; resolves to the new index.
+   */
+  async importIndex(name: string, exported: ReadableStream<Uint8Array> | string): Promise<Index> {
+    const request = { action: "importIndex", projectId: this.#projectId, indexName: name } as const;
+    const head = new TextEncoder().encode(`${JSON.stringify(request)}\n`);
+    const rest = typeof exported === "string" ? ReadableStream.from([new TextEncoder().encode(exported)]) : exported;
+    const body = ReadableStream.from((async function* () {
+      yield head;
+      yield* rest;
+    })());
+    const response = await this.#send(request, { body, contentType: "application/x-ndjson" });
+    return await response.json() as Index;
+  }
+
+  async #send(request: ManageRequestInput, raw?: { body: BodyInit; contentType: string }): Promise<Response> {
     const response = await this.#fetch(this.#url, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-service-version": "v1", "x-project-key": this.#key },
-      body: JSON.stringify(request),
+      headers: {
+        "content-type": raw?.contentType ?? "application/json",
+        "x-service-version": "v1",
+        "x-project-key": this.#key,
+      },
+      body: raw?.body ?? JSON.stringify(request),
     });
     if (response.ok) return response;
     throw await errorOf(response, request.action);

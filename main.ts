@@ -23,6 +23,7 @@ import { type Config, CONFIG_HELP, configFromEnvOrExit } from "./src/config.ts";
 import { openKvStore } from "./src/storage/kv_store.ts";
 import { BUILT_IN_MODELS, readModelRegistry } from "./src/embedding/model_registry.ts";
 import { PROJECT_COMMANDS, runProjectCommand } from "./src/cli/project_command.ts";
+import { exportIndexes, importIndexes, TRANSFER_COMMANDS } from "./src/cli/transfer_command.ts";
 import { DEFAULT_PROJECT_ID, ensureDefaultProject, type RunningService, startService } from "./src/server.ts";
 import { PROCESS_NUMBER_VARIABLE, runProcessGroup } from "./src/process_group.ts";
 import { embedderOf } from "./src/quire_handler.ts";
@@ -38,9 +39,10 @@ export type { ModelDtype, ModelRegistry, ModelSpec } from "./src/embedding/model
 function printHelp(): void {
   const width = Math.max(...Object.keys(CONFIG_HELP).map((name) => name.length));
   console.log(
-    "quire: document indexes behind POST /manage\n\nUsage:\n  main.ts            serve\n  main.ts project …  manage projects\n",
+    "quire: document indexes behind POST /manage\n\nUsage:\n  main.ts            serve\n  main.ts project …  manage projects\n  main.ts export …   back up indexes\n  main.ts import …   restore them\n",
   );
   console.log(`Project commands:\n${PROJECT_COMMANDS}`);
+  console.log(`\nBackup commands:\n${TRANSFER_COMMANDS}`);
   console.log("\nEnvironment variables:");
   for (const [name, help] of Object.entries(CONFIG_HELP)) console.log(`  ${name.padEnd(width)}  ${help}`);
 }
@@ -91,6 +93,28 @@ if (import.meta.main) {
   if (command === "--help" || command === "-h") {
     printHelp();
     Deno.exit(0);
+  }
+  if (command === "export" || command === "import") {
+    const key = Deno.env.get("QUIRE_KEY");
+    if (key === undefined) {
+      console.error(`${command} needs QUIRE_KEY, the project's key`);
+      Deno.exit(2);
+    }
+    const target = {
+      url: Deno.env.get("QUIRE_URL") ?? "http://localhost:8000",
+      projectId: Deno.env.get("QUIRE_PROJECT") ?? DEFAULT_PROJECT_ID,
+      key,
+    };
+    try {
+      const names = command === "export"
+        ? await exportIndexes(target, rest[0], Deno.stdout.writable)
+        : await importIndexes(target, rest[0], Deno.stdin.readable);
+      console.error(`${command === "export" ? "Exported" : "Imported"} ${names.length} index(es): ${names.join(", ")}`);
+      Deno.exit(0);
+    } catch (error) {
+      console.error(`${command} failed: ${(error as Error).message}`);
+      Deno.exit(1);
+    }
   }
   const config = configFromEnvOrExit();
   if (command === "project") {

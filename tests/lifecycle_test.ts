@@ -35,6 +35,7 @@ Deno.test("createIndex then getIndex shows the spec's Index object", async () =>
     "id",
     "model",
     "name",
+    "passageCount",
     "status",
     "updatedAt",
     "version",

@@ -99,18 +99,20 @@ Deno.test("a snapshot writer's lease keeps another instance out until it expires
   await a.service.context.background.idle();
   const record = (await a.kv.get<{ id: string }>(["indexes", "default", "leased"])).value!;
   // What a writer killed mid-snapshot leaves: its lease, for a little longer.
-  await a.kv.set(["snapshot", record.id, "lease"], { owner: "killed-writer", until: Date.now() + 1_500 });
+  const lease = ["snapshot", record.id, "lease"];
+  await a.kv.set(lease, { owner: "killed-writer", until: Date.now() + 60_000 });
   const long = (i: number) => ({ id: `long${i}`, text: `${words(i, 20)} `.repeat(60) });
   const written = () => b.service.context.metrics.snapshotsWritten();
   // Over 1 MiB of log: a snapshot is due.
   await b.ok({ action: "addDocs", indexName: "leased", docs: Array.from({ length: 200 }, (_, i) => long(i)) });
   await b.service.context.background.idle();
   assert.equal(written(), 0, "the live lease keeps B out");
-  await new Promise((resolve) => setTimeout(resolve, 1_600));
+  // The killed writer's lease runs out.
+  await a.kv.set(lease, { owner: "killed-writer", until: Date.now() - 1 });
   await b.ok({ action: "addDocs", indexName: "leased", docs: [long(999)] });
   await b.service.context.background.idle();
   assert.equal(written(), 1, "once it expired, B took the lease and wrote the snapshot");
-  assert.equal((await a.kv.get(["snapshot", record.id, "lease"])).value, null, "and released it");
+  assert.equal((await a.kv.get(lease)).value, null, "and released it");
   const pointer = (await a.kv.get<{ revision: number }>(["snapshot", record.id])).value!;
   assert.equal(pointer.revision, 3);
 });

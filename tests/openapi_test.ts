@@ -16,6 +16,9 @@ const ACTIONS = [
   "deleteDocs",
   "getDocs",
   "search",
+  "reembedIndex",
+  "exportIndex",
+  "importIndex",
 ];
 const ERROR_STATUSES = ["400", "403", "404", "408", "409", "413", "415", "429", "500"];
 
@@ -172,18 +175,29 @@ const VALID_REQUESTS: Json[] = [
     limit: 5,
     offset: 0,
     filter: { lang: { $in: ["en"] } },
-    include: ["score"],
+    include: ["score", "passage"],
   },
+  { action: "search", projectId: "default", indexName: "faq", mode: "vector", vector: [0.5, 0.25] },
+  { action: "reembedIndex", projectId: "default", indexName: "faq", modelId: "svc-mediumlm" },
+  { action: "exportIndex", projectId: "default", indexName: "faq" },
+  { action: "importIndex", projectId: "default", indexName: "faq-copy" },
 ];
 
 const INVALID_REQUESTS: [string, Json][] = [
   ["createIndex without indexName", { action: "createIndex", projectId: "default", docs: [] }],
   ["createIndex without docs", { action: "createIndex", projectId: "default", indexName: "faq" }],
-  ["a document without text", {
+  ["a search vector of strings", {
+    action: "search",
+    projectId: "default",
+    indexName: "faq",
+    query: "x",
+    vector: ["1"],
+  }],
+  ["a document with a vector of strings", {
     action: "addDocs",
     projectId: "default",
     indexName: "faq",
-    docs: [{ id: "1" }],
+    docs: [{ id: "1", vector: ["0.5"] }],
   }],
   ["more documents than MAX_DOCS_PER_REQUEST", {
     action: "addDocs",

@@ -119,7 +119,16 @@ Deno.test("invalid action fields are 400, naming the field and the element", asy
     ["createIndex without indexName", { action: "createIndex", docs: [] }, /Missing required field "indexName"/],
     ["createIndex without docs", { action: "createIndex", indexName: "n" }, /Missing required field "docs"/],
     ["docs not an array", { action: "createIndex", indexName: "n", docs: {} }, /"docs"/],
-    ["a doc without text", { action: "createIndex", indexName: "n", docs: [{ id: "a" }] }, /"docs\[0\]\.text"/],
+    [
+      "a doc with a text of numbers",
+      { action: "createIndex", indexName: "n", docs: [{ id: "a", text: 7 }] },
+      /"docs\[0\]\.text"/,
+    ],
+    [
+      "a vector of strings",
+      { action: "createIndex", indexName: "n", docs: [{ id: "a", vector: ["1"] }] },
+      /"docs\[0\]\.vector\[0\]"/,
+    ],
     ["a doc without id", { action: "createIndex", indexName: "n", docs: [{ text: "t" }] }, /"docs\[0\]\.id"/],
     ["an empty id", { action: "createIndex", indexName: "n", docs: [{ id: "", text: "t" }] }, /"docs\[0\]\.id"/],
     ["a numeric id", { action: "addDocs", indexName: "i", docs: [{ id: 7, text: "t" }] }, /"docs\[0\]\.id"/],

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { loadAnnGraphs } from "../src/search/ann_graphs.ts";
 import { TextIndex } from "../src/search/text_index.ts";
 import { VectorStore } from "../src/search/vector_store.ts";
-import { EXACT_SEARCH_MAX_DOCS, SearchIndex, type SearchQuery } from "../src/search/search_index.ts";
+import { EXACT_SEARCH_MAX_VECTORS, SearchIndex, type SearchQuery } from "../src/search/search_index.ts";
 import { decodeSearchSnapshot, encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
 import type { DocChange, StoredDoc } from "../src/storage/doc_records.ts";
 import { compareCodePoints, rankPage } from "../src/search/ranking.ts";
@@ -26,7 +26,12 @@ function storedDoc(text: string, metadata?: Record<string, unknown>): StoredDoc 
     { length: 8 },
     (_, i) => Math.sin(text.length * (i + 1) + (text.charCodeAt(0) || 0)),
   );
-  return metadata === undefined ? { text, hash: "", vector } : { text, metadata, hash: "", vector };
+  return metadata === undefined ? whole(text, vector) : { ...whole(text, vector), metadata };
+}
+
+/** A document of one passage over its whole text. */
+function whole(text: string, vector: Float32Array): StoredDoc {
+  return { text, passages: [{ start: 0, end: text.length, vector }] };
 }
 
 function change(id: string, doc: StoredDoc | null): DocChange {
@@ -47,7 +52,7 @@ Deno.test("search results do not depend on the order of inserts, updates and rem
   }
   for (let i = 1; i < 3000; i += 3) backward.apply([change(`d${i}`, storedDoc(textOf(i)))]);
   for (let i = 0; i < 3000; i++) if (i % 3 !== 0) direct.apply([change(`d${i}`, storedDoc(textOf(i)))]);
-  const vector = storedDoc("w1 w5").vector;
+  const vector = storedDoc("w1 w5").passages[0]!.vector;
   for (const mode of ["fulltext", "vector", "hybrid"] as const) {
     const query = { ...ALL, mode, text: "w1 w5 w77 w200", vector };
     const expected = direct.search(query);
@@ -118,9 +123,9 @@ Deno.test("the vector store scores exact cosines of its own copies", () => {
 /** A shuffled-looking index just past the exact-scan size, with 16-dimensional vectors. */
 function largeDocs(seed: number): DocChange[] {
   const next = random(seed);
-  return Array.from({ length: EXACT_SEARCH_MAX_DOCS + 500 }, (_, i) => {
+  return Array.from({ length: EXACT_SEARCH_MAX_VECTORS + 500 }, (_, i) => {
     const vector = Float32Array.from({ length: 16 }, () => next() - 0.5);
-    return change(`id${i}`, { text: textOf(i), hash: "", vector, ...(i % 2 ? { metadata: { i } } : {}) });
+    return change(`id${i}`, { ...whole(textOf(i), vector), ...(i % 2 ? { metadata: { i } } : {}) });
   });
 }
 
@@ -135,7 +140,7 @@ Deno.test("a snapshot restores the same search results, with holes, metadata and
   assert.equal(restored.size, index.size);
   assert.deepEqual(restored.content("id5"), { text: textOf(5), metadata: { i: 5 } });
   assert.equal(restored.content("id3"), undefined);
-  const vector = batch[42]!.doc!.vector;
+  const vector = batch[42]!.doc!.passages[0]!.vector;
   for (const mode of ["fulltext", "vector", "hybrid"] as const) {
     for (const filter of [undefined, parseFilter({ i: { $exists: true } })]) {
       const query: SearchQuery = { mode, text: "w1 w5 w77", vector, filter, offset: 0, limit: 10 };
@@ -153,7 +158,7 @@ Deno.test("a snapshot restores the same search results, with holes, metadata and
       limit: 5,
     }),
   );
-  restored.apply([change("new", { text: "w1 w1 w1", hash: "", vector })]);
+  restored.apply([change("new", whole("w1 w1 w1", vector))]);
   assert.equal(restored.search({ mode: "vector", text: "", vector, offset: 0, limit: 1 }).hits[0]!.id, "id42");
 });
 
@@ -166,7 +171,7 @@ Deno.test("a snapshot with a graph loads without USearch and then scans every ve
   assert.equal(restored.size, index.size);
   assert.equal(restored.pendingGraphInserts, 0);
   for (const mode of ["vector", "hybrid"] as const) {
-    const query: SearchQuery = { mode, text: "w1 w5", vector: docs[7]!.doc!.vector, offset: 0, limit: 10 };
+    const query: SearchQuery = { mode, text: "w1 w5", vector: docs[7]!.doc!.passages[0]!.vector, offset: 0, limit: 10 };
     // A filter that passes everything makes the index with the graph scan exactly too.
     assert.deepEqual(restored.search(query), index.search({ ...query, filter: () => true }), mode);
   }
@@ -180,7 +185,13 @@ Deno.test("a large snapshot written without a graph gets one from its vectors wh
   exact.apply(docs);
   const restored = decodeSearchSnapshot(encodeSearchSnapshot(exact), { graphs: await loadAnnGraphs() });
   assert.equal(restored.pendingGraphInserts, docs.length, "every vector waits for the graph");
-  const query: SearchQuery = { mode: "vector", text: "", vector: docs[99]!.doc!.vector, offset: 0, limit: 10 };
+  const query: SearchQuery = {
+    mode: "vector",
+    text: "",
+    vector: docs[99]!.doc!.passages[0]!.vector,
+    offset: 0,
+    limit: 10,
+  };
   assert.deepEqual(restored.search(query), exact.search(query), "until the graph is built, the search is exact");
   restored.flushGraph();
   assert.equal(restored.pendingGraphInserts, 0);
@@ -190,9 +201,9 @@ Deno.test("a large snapshot written without a graph gets one from its vectors wh
 Deno.test("above the exact-scan size, graph candidates keep recall@10 at 0.95 or more", async () => {
   const next = random(5);
   const centers = Array.from({ length: 50 }, () => Float32Array.from({ length: 32 }, () => next() - 0.5));
-  const docs = Array.from({ length: EXACT_SEARCH_MAX_DOCS * 2 }, (_, i) => {
+  const docs = Array.from({ length: EXACT_SEARCH_MAX_VECTORS * 2 }, (_, i) => {
     const vector = Float32Array.from(centers[i % 50]!, (value) => value + (next() - 0.5) * 0.6);
-    return change(`v${i}`, { text: "", hash: "", vector });
+    return change(`v${i}`, whole("", vector));
   });
   const index = new SearchIndex({ revision: 1, graphs: await loadAnnGraphs() });
   index.apply(docs);
@@ -213,10 +224,10 @@ Deno.test("above the exact-scan size, hybrid pages agree with one big query and 
   const next = random(8);
   const words = Array.from({ length: 300 }, (_, i) => `w${i}`);
   const centers = Array.from({ length: 50 }, () => Float32Array.from({ length: 32 }, () => next() - 0.5));
-  const docs = Array.from({ length: EXACT_SEARCH_MAX_DOCS * 2 }, (_, i) => {
+  const docs = Array.from({ length: EXACT_SEARCH_MAX_VECTORS * 2 }, (_, i) => {
     const vector = Float32Array.from(centers[i % 50]!, (value) => value + (next() - 0.5) * 0.6);
     const text = Array.from({ length: 5 + (i % 10) }, () => words[Math.floor(next() * words.length)]).join(" ");
-    return change(`h${i}`, { text, hash: "", vector });
+    return change(`h${i}`, whole(text, vector));
   });
   const graphed = new SearchIndex({ revision: 1, graphs: await loadAnnGraphs() });
   const scanned = new SearchIndex({ revision: 1 });
@@ -226,11 +237,11 @@ Deno.test("above the exact-scan size, hybrid pages agree with one big query and 
   for (let q = 0; q < 10; q++) {
     const vector = Float32Array.from(centers[q]!, (value) => value + (next() - 0.5) * 0.6);
     const query = { mode: "hybrid" as const, text: `${words[q]} ${words[q + 100]}`, vector };
-    const whole = graphed.search({ ...query, offset: 0, limit: 100 }).hits;
+    const full = graphed.search({ ...query, offset: 0, limit: 100 }).hits;
     const pages = [0, 20, 40, 60, 80].flatMap((offset) => graphed.search({ ...query, offset, limit: 20 }).hits);
-    assert.deepEqual(pages, whole, `query ${q}: five pages of 20 are one page of 100`);
+    assert.deepEqual(pages, full, `query ${q}: five pages of 20 are one page of 100`);
     const exact = new Set(scanned.search({ ...query, offset: 0, limit: 10 }).hits.map((hit) => hit.id));
-    agreeing += whole.slice(0, 10).filter((hit) => exact.has(hit.id)).length;
+    agreeing += full.slice(0, 10).filter((hit) => exact.has(hit.id)).length;
   }
   assert.ok(agreeing >= 60, `the graph's top 10 holds ${agreeing} of the exact scan's 100`);
 });
@@ -265,14 +276,14 @@ Deno.test("hybrid pages agree with one big query at any depth when every documen
   const docs = Array.from({ length: 450 }, (_, i) => {
     const vector = Float32Array.from({ length: 8 }, () => next() - 0.5);
     const text = Array.from({ length: 2 + (i % 4) }, () => words[Math.floor(next() * words.length)]).join(" ");
-    return change(`p${i}`, { text, hash: "", vector });
+    return change(`p${i}`, whole(text, vector));
   });
   const index = new SearchIndex({ revision: 1 });
   index.apply(docs);
   const query = { mode: "hybrid" as const, text: "storm apple", vector: Float32Array.from({ length: 8 }, () => 0.1) };
-  const whole = index.search({ ...query, offset: 0, limit: 450 }).hits;
+  const full = index.search({ ...query, offset: 0, limit: 450 }).hits;
   const pages = [0, 100, 200, 300, 400].flatMap((offset) => index.search({ ...query, offset, limit: 100 }).hits);
-  assert.deepEqual(pages, whole);
+  assert.deepEqual(pages, full);
   assert.equal(new Set(pages.map((hit) => hit.id)).size, 450, "every document once");
 });
 

@@ -373,8 +373,8 @@ Deno.test("searching leaves stored vectors and rankings unchanged", async () => 
     const record = (await server.kv.get<IndexRecord>(indexKey("default", "movies"))).value!;
     const storedVectors = async () => {
       const heads = [];
-      for await (const entry of server.kv.list<{ vector: Uint8Array }>({ prefix: docsPrefix(record.id) })) {
-        if (entry.key[3] === 0) heads.push([entry.key[2], [...entry.value.vector]]);
+      for await (const entry of server.kv.list<{ body: Uint8Array }>({ prefix: docsPrefix(record.id) })) {
+        if (entry.key[3] === 0) heads.push([entry.key[2], [...entry.value.body]]);
       }
       return heads;
     };

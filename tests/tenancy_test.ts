@@ -20,6 +20,9 @@ function requests(indexName: string): Record<string, unknown>[] {
     deleteDocs: { indexName, docIds: ["s1", "s2"] },
     getDocs: { indexName },
     search: { indexName, query: "secret" },
+    reembedIndex: { indexName },
+    exportIndex: { indexName },
+    importIndex: { indexName },
   };
   return ACTIONS.map((action) => ({ action, ...bodies[action] }));
 }

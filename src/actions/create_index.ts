@@ -4,26 +4,26 @@ import type { RequestOf } from "../api/request_schemas.ts";
 import { ActionReply } from "../api/action_reply.ts";
 import { ApiError } from "../api/api_error.ts";
 import { indexExists } from "../api/index_errors.ts";
-import { DEFAULT_MODEL_ID } from "../embedding/model_registry.ts";
+import { DEFAULT_MODEL_ID, isExternalModel } from "../embedding/model_registry.ts";
+import { passageSettings } from "../passages/passage_settings.ts";
 import { createIndexRecord, type IndexRecord, readIndexRecord } from "../storage/index_records.ts";
 import { indexKey } from "../storage/kv_keys.ts";
-import { toStoredDocs } from "../writes/stored_docs.ts";
+import { StoredDocBuilder } from "../writes/stored_docs.ts";
+import { checkDocVectors, indexEmbedding, modelCall } from "../writes/index_embedding.ts";
 import { indexLockKey } from "../writes/index_write.ts";
 import { enqueueJob } from "../jobs/enqueue_job.ts";
 import { toIndexView } from "./index_view.ts";
+import { requestedModel } from "./model_spec.ts";
 
 /**
- * Creates the index; 409 if the name is taken, 400 for an unknown model. With `options.wait: false`, the index
+ * Creates the index; 409 if the name is taken, 400 for an unknown model, passage settings the model cannot take, or
+ * documents whose vectors do not fit it. With `options.wait: false`, the index
  * exists at once, empty and `Building`, and a queued job adds the documents (202).
  */
 export async function createIndex(ctx: ServiceContext, request: RequestOf<"createIndex">): Promise<true | ActionReply> {
   const { projectId, indexName, docs } = request;
   const modelId = request.modelId ?? DEFAULT_MODEL_ID;
-  const spec = ctx.embedder.spec(modelId);
-  if (spec === undefined) {
-    const known = ctx.embedder.modelIds().map((id) => `"${id}"`).join(", ");
-    throw new ApiError(400, `Unknown model "${modelId}": use one of ${known}`);
-  }
+  const spec = requestedModel(ctx, modelId);
   const now = new Date().toISOString();
   const record: IndexRecord = {
     id: crypto.randomUUID(),
@@ -33,9 +33,23 @@ export async function createIndex(ctx: ServiceContext, request: RequestOf<"creat
     modelVersion: spec.version,
     revision: 1,
     docCount: docs.length,
+    passageCount: 0,
     createdAt: now,
     updatedAt: now,
   };
+  const asked = request.options?.passages;
+  if (asked !== undefined) {
+    if (isExternalModel(spec)) {
+      throw new ApiError(
+        400,
+        `Invalid "options.passages": model "${modelId}" is external, so each document brings one vector and its ` +
+          "text is not split",
+      );
+    }
+    const tokens = await modelCall(modelId, () => ctx.embedder.tokens(modelId));
+    record.passages = passageSettings(asked, { id: modelId, ...tokens });
+  }
+  await checkDocVectors(ctx, record, docs);
   if (request.options?.wait === false) {
     const queued = await enqueueJob(ctx, {
       projectId,
@@ -49,7 +63,10 @@ export async function createIndex(ctx: ServiceContext, request: RequestOf<"creat
   }
   return await ctx.indexLocks.run(indexLockKey(request), async () => {
     if (await readIndexRecord(ctx.kv, projectId, indexName) !== null) throw indexExists(indexName);
-    const stored = await toStoredDocs(ctx, modelId, docs, new Map());
+    const stored = docs.length === 0
+      ? []
+      : await new StoredDocBuilder(ctx, await indexEmbedding(ctx, record)).build(docs);
+    record.passageCount = stored.reduce((sum, doc) => sum + doc.passages.length, 0);
     const changes = docs.map((doc, i) => ({ id: doc.id, doc: stored[i]!, previousParts: 0 }));
     if (!await createIndexRecord(ctx.kv, record, changes)) throw indexExists(indexName);
     ctx.records.invalidate(indexKey(projectId, indexName));

@@ -1,7 +1,7 @@
 /** `deleteDocs`: removes documents by id; unknown ids are ignored. */
 import type { ServiceContext } from "../context.ts";
 import type { RequestOf } from "../api/request_schemas.ts";
-import { readDocHeads } from "../storage/doc_records.ts";
+import { passageCountOf, readDocHeads } from "../storage/doc_records.ts";
 import { commitIndexChanges } from "../storage/index_records.ts";
 import { nextRevision } from "../writes/next_revision.ts";
 import { noteCommittedWrite } from "../writes/committed_write.ts";
@@ -14,7 +14,8 @@ export async function deleteDocs(ctx: ServiceContext, request: RequestOf<"delete
     const index = entry.value;
     const heads = await readDocHeads(ctx.kv, index.id, ids);
     const changes = [...heads].map(([id, head]) => ({ id, doc: null, previousParts: head.parts }));
-    const next = nextRevision(index, { docDelta: -changes.length });
+    const passages = [...heads.values()].reduce((sum, head) => sum + passageCountOf(head), 0);
+    const next = nextRevision(index, { docDelta: -changes.length, passageDelta: -passages });
     const logBytes = await commitIndexChanges(ctx.kv, entry, changes, next);
     if (logBytes === null) return undefined;
     noteCommittedWrite(ctx, { before: index, after: next, changes, logBytes });

@@ -9,6 +9,9 @@ import { addDocs } from "./add_docs.ts";
 import { deleteDocs } from "./delete_docs.ts";
 import { getDocs } from "./get_docs.ts";
 import { search } from "./search.ts";
+import { reembedIndex } from "./reembed_index.ts";
+import { exportIndex } from "./export_index.ts";
+import { ApiError } from "../api/api_error.ts";
 
 /** Runs the action that `request` names and returns its success body. */
 export function dispatch(ctx: ServiceContext, request: ManageRequest): Promise<unknown> {
@@ -29,5 +32,15 @@ export function dispatch(ctx: ServiceContext, request: ManageRequest): Promise<u
       return getDocs(ctx, request);
     case "search":
       return search(ctx, request);
+    case "reembedIndex":
+      return reembedIndex(ctx, request);
+    case "exportIndex":
+      return exportIndex(ctx, request);
+    case "importIndex":
+      // The documents follow the request in the body's later lines: only a JSON Lines body carries them.
+      throw new ApiError(
+        415,
+        'importIndex takes Content-Type "application/x-ndjson": the request on the first line, then an export',
+      );
   }
 }

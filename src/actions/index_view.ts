@@ -10,6 +10,7 @@ export function toIndexView(record: IndexRecord): IndexView {
     version: String(record.revision),
     status: "Ready",
     docCount: record.docCount,
+    passageCount: record.passageCount ?? record.docCount,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     model: { id: record.modelId, version: record.modelVersion },

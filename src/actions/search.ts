@@ -1,12 +1,16 @@
 /** `search`: full-text, vector or hybrid retrieval over one index, filtered by metadata. */
 import type { ServiceContext } from "../context.ts";
-import { HIT_FIELDS, type RequestOf } from "../api/request_schemas.ts";
+import { DEFAULT_HIT_FIELDS, type RequestOf } from "../api/request_schemas.ts";
 import type { SearchHit, SearchResult } from "../api/response_schemas.ts";
+import { ApiError } from "../api/api_error.ts";
 import { readSettledIndex } from "../storage/index_records.ts";
-import type { SearchIndex } from "../search/search_index.ts";
+import type { IndexRecord } from "../storage/index_records.ts";
+import type { ScoredDoc, SearchIndex } from "../search/search_index.ts";
 import { indexNotFound } from "../api/index_errors.ts";
+import { isExternalModel } from "../embedding/model_registry.ts";
+import { passageByTerms } from "../passages/passage_by_terms.ts";
 import { indexModelId } from "../writes/index_model.ts";
-import { embedTexts } from "../writes/embed_texts.ts";
+import { modelCall } from "../writes/index_embedding.ts";
 
 /** Searches the latest acknowledged state of an index; 404 if unknown. */
 export async function search(ctx: ServiceContext, request: RequestOf<"search">): Promise<SearchResult> {
@@ -15,48 +19,90 @@ export async function search(ctx: ServiceContext, request: RequestOf<"search">):
   if (entry.value === null) throw indexNotFound(request.indexName);
   const record = entry.value;
   const mode = request.mode ?? "hybrid";
-  const modelId = mode === "fulltext" ? undefined : indexModelId(ctx, record);
+  const query = request.query ?? "";
+  // 409 at once when the server no longer runs the index's model version, even for an empty index.
+  if (mode !== "fulltext") indexModelId(ctx, record);
   // The query is embedded while the index loads (a cold load and a first model load overlap).
-  const embedding = modelId === undefined || record.docCount === 0
-    ? undefined
-    : embedTexts(ctx, { modelId, texts: [request.query] });
-  embedding?.catch(() => {}); // Awaited below, unless the index turns out empty.
+  const queryVector = mode === "fulltext" || record.docCount === 0 ? undefined : vectorOf(ctx, record, request);
+  queryVector?.catch(() => {}); // Awaited below, unless the index turns out empty.
   const index = await ctx.indexStates.get(record);
   if (index.size === 0) return { hits: [], total: 0, tookMs: elapsedMs(started) };
-  const [vector] = modelId === undefined
-    ? []
-    : await (embedding ?? embedTexts(ctx, { modelId, texts: [request.query] }));
+  const vector = mode === "fulltext" ? undefined : await (queryVector ?? vectorOf(ctx, record, request));
   const page = index.search({
     mode,
-    text: request.query,
+    text: query,
     vector,
     filter: request.filter,
     offset: request.offset ?? 0,
     limit: request.limit ?? 10,
   });
-  const include = new Set(request.include ?? HIT_FIELDS);
+  const include = new Set<string>(request.include ?? DEFAULT_HIT_FIELDS);
   return {
-    hits: page.hits.map(({ id, score }) => toHit(index, { id, score, include })),
+    hits: page.hits.map((scored) => toHit(index, scored, { include, query })),
     total: page.total,
     tookMs: elapsedMs(started),
   };
+}
+
+/**
+ * The query vector: the request's own, checked against the model's dimensions, or the query embedded; 400 for an
+ * external model without one, and for a query longer than the model reads (it is never cut silently).
+ */
+async function vectorOf(ctx: ServiceContext, record: IndexRecord, request: RequestOf<"search">): Promise<Float32Array> {
+  const modelId = indexModelId(ctx, record);
+  const spec = ctx.embedder.spec(modelId)!;
+  const mode = request.mode ?? "hybrid";
+  if (request.vector !== undefined) {
+    const dimensions = await modelCall(modelId, () => ctx.embedder.dimensions(modelId));
+    if (request.vector.length !== dimensions) {
+      throw new ApiError(
+        400,
+        `Invalid "vector": it has ${request.vector.length} numbers; index "${record.name}" (model "${modelId}") ` +
+          `takes ${dimensions}`,
+      );
+    }
+    return Float32Array.from(request.vector);
+  }
+  if (isExternalModel(spec)) {
+    throw new ApiError(
+      400,
+      `Missing required field "vector": index "${record.name}" uses external model "${modelId}", so a "${mode}" ` +
+        `search needs the query's vector of ${spec.dimensions} numbers`,
+    );
+  }
+  return await modelCall(modelId, async () => {
+    const tokens = await ctx.embedder.tokens(modelId);
+    const query = request.query ?? "";
+    const length = tokens.count([query])[0]! + tokens.specialTokens;
+    if (length > tokens.window) {
+      throw new ApiError(
+        400,
+        `Invalid "query": it is ${length} tokens long; model "${modelId}" reads at most ${tokens.window}`,
+      );
+    }
+    return (await ctx.embedder.embed(modelId, [query]))[0]!;
+  });
 }
 
 function elapsedMs(since: number): number {
   return Math.round((performance.now() - since) * 1000) / 1000;
 }
 
-interface HitSource {
-  id: string;
-  score: number;
+interface HitOptions {
   include: Set<string>;
+  query: string;
 }
 
-function toHit(index: SearchIndex, { id, score, include }: HitSource): SearchHit {
+function toHit(index: SearchIndex, { id, score, passage }: ScoredDoc, { include, query }: HitOptions): SearchHit {
   const hit: SearchHit = { id };
   const content = index.content(id)!;
   if (include.has("score")) hit.score = score;
   if (include.has("text")) hit.text = content.text;
   if (include.has("metadata") && content.metadata !== undefined) hit.metadata = content.metadata;
+  if (include.has("passage")) {
+    const spans = index.passageSpans(id);
+    const { start, end } = spans[passage ?? passageByTerms(content.text, spans, query)]!;
+    hit.passage = { text: content.text.slice(start, end), start, end };
+  }
   return hit;
 }

@@ -10,7 +10,7 @@ export class ActionReply {
   /** Headers beside the content type. */
   readonly headers: Readonly<Record<string, string>>;
   /** The JSON value, or the items of a JSON array to write one by one as the client reads. */
-  readonly body: { value: unknown } | { items: AsyncIterable<unknown> };
+  readonly body: { value: unknown } | { items: AsyncIterable<unknown> } | { lines: AsyncIterable<unknown> };
 
   private constructor(body: ActionReply["body"], init: ReplyInit) {
     this.body = body;
@@ -26,6 +26,11 @@ export class ActionReply {
   /** A JSON array whose items are read and written one by one as the client reads. */
   static jsonArray(items: AsyncIterable<unknown>, init: ReplyInit = {}): ActionReply {
     return new ActionReply({ items }, init);
+  }
+
+  /** JSON Lines (`application/x-ndjson`), one value per line, read and written one by one as the client reads. */
+  static jsonLines(lines: AsyncIterable<unknown>, init: ReplyInit = {}): ActionReply {
+    return new ActionReply({ lines }, init);
   }
 }
 

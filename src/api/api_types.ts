@@ -13,23 +13,31 @@ export type Action =
   | "addDocs"
   | "deleteDocs"
   | "getDocs"
-  | "search";
+  | "search"
+  | "reembedIndex"
+  | "exportIndex"
+  | "importIndex";
 
 /** How `search` ranks: BM25 on the text, cosine similarity of embeddings, or both fused. */
 export type SearchMode = "fulltext" | "vector" | "hybrid";
 
 /** What a search hit may show besides its id. */
-export type HitField = "text" | "metadata" | "score";
+export type HitField = "text" | "metadata" | "score" | "passage";
 
 /** The states of an index: `Building` (new) and `Updating` (existing) while a queued write runs. */
 export type IndexStatus = "Ready" | "Building" | "Updating" | "Failed";
 
-/** A document to index: a unique `id`, a `text` and optional `metadata`, any JSON object. */
+/**
+ * A document to index: a unique `id`, a `text`, optional `metadata` (any JSON object), and optionally its own
+ * `vector`.
+ */
 export interface DocumentInput {
   /** Unique within the index. */
   id: string;
-  /** The text that is embedded and searched; may be empty. */
-  text: string;
+  /** The text that is embedded (passage by passage) and searched; `""` when absent. */
+  text?: string | undefined;
+  /** The document's own vector, of its model's dimensions: required on an external model; then nothing is embedded. */
+  vector?: number[] | undefined;
   /** Any JSON object, stored and returned as given, and filtered on by `search`. */
   metadata?: Record<string, unknown> | undefined;
 }
@@ -68,8 +76,16 @@ export interface CreateIndexRequest extends IndexRequest {
   docs: DocumentInput[];
   /** The embedding model; `svc-minilm` when absent. */
   modelId?: string | undefined;
-  /** `wait: false` queues the build and answers at once. */
-  options?: { wait?: boolean | undefined } | undefined;
+  /** `wait: false` queues the build and answers at once; `passages` sets how long texts are split. */
+  options?: { wait?: boolean | undefined; passages?: PassageOptions | undefined } | undefined;
+}
+
+/** How an index splits long texts into passages, in its model's tokens. */
+export interface PassageOptions {
+  /** The most tokens per passage, special tokens included; 256 (or the model's window, if smaller) when absent. */
+  maxTokens?: number | undefined;
+  /** Tokens at the end of a passage that the next one repeats; 32 (at most a quarter of maxTokens) when absent. */
+  overlapTokens?: number | undefined;
 }
 
 /** The body of `getIndex`. */
@@ -123,7 +139,9 @@ export interface SearchRequest extends IndexRequest {
   /** The action. */
   action: "search";
   /** The query text; not blank unless `mode` is `vector`. */
-  query: string;
+  query?: string | undefined;
+  /** The query's own vector, used instead of embedding the query; required on an external model but in `fulltext`. */
+  vector?: number[] | undefined;
   /** `hybrid` when absent. */
   mode?: SearchMode | undefined;
   /** Hits per page, 1 to 100; 10 when absent. */
@@ -136,6 +154,29 @@ export interface SearchRequest extends IndexRequest {
   include?: HitField[] | undefined;
 }
 
+/** The body of `reembedIndex`. */
+export interface ReembedIndexRequest extends IndexRequest {
+  /** The action. */
+  action: "reembedIndex";
+  /** The model to move to; the index's own model (at the version the server runs) when absent. */
+  modelId?: string | undefined;
+}
+
+/** The body of `exportIndex`. */
+export interface ExportIndexRequest extends IndexRequest {
+  /** The action. */
+  action: "exportIndex";
+}
+
+/**
+ * The first line of an `importIndex` body, sent as `application/x-ndjson`; an `exportIndex` stream follows it. The
+ * index `indexName` is created.
+ */
+export interface ImportIndexRequest extends IndexRequest {
+  /** The action. */
+  action: "importIndex";
+}
+
 /** A request body of `POST /manage`, as a client sends it. */
 export type ManageRequestInput =
   | CreateIndexRequest
@@ -145,7 +186,10 @@ export type ManageRequestInput =
   | AddDocsRequest
   | DeleteDocsRequest
   | GetDocsRequest
-  | SearchRequest;
+  | SearchRequest
+  | ReembedIndexRequest
+  | ExportIndexRequest
+  | ImportIndexRequest;
 
 /** The request body of one action. */
 export type RequestInputOf<A extends Action> = Extract<ManageRequestInput, { action: A }>;
@@ -162,6 +206,8 @@ export interface IndexView {
   status: IndexStatus;
   /** How many documents it holds. */
   docCount: number;
+  /** How many passages (and so vectors) its documents have. */
+  passageCount: number;
   /** ISO 8601 time of creation. */
   createdAt: string;
   /** ISO 8601 time of the last write. */
@@ -212,6 +258,18 @@ export interface SearchHit {
   text?: string | undefined;
   /** The document's metadata. */
   metadata?: Record<string, unknown> | undefined;
+  /** With `include: ["passage"]`: the best passage, where `text.slice(start, end) === passage.text`. */
+  passage?: PassageHit | undefined;
+}
+
+/** The passage of a hit, with offsets into the document's text in UTF-16 code units (as JavaScript slices). */
+export interface PassageHit {
+  /** The passage's text. */
+  text: string;
+  /** Where it starts in the document's text. */
+  start: number;
+  /** Where it ends (exclusive). */
+  end: number;
 }
 
 /** The answer of `search`. */
@@ -242,6 +300,12 @@ export interface ResponseBodies {
   getDocs: DocView[];
   /** The hits. */
   search: SearchResult;
+  /** The index, `Updating` while the re-embedding job runs (answered with 202). */
+  reembedIndex: IndexView;
+  /** JSON Lines: the index's settings, then one line per document. */
+  exportIndex: string;
+  /** The new index. */
+  importIndex: IndexView;
 }
 
 /** The `200` body of one action. */

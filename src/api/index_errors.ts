@@ -21,6 +21,15 @@ export function indexUpdating(indexName: string): ApiError {
   return new ApiError(409, `Index "${indexName}" is already updating: retry once getIndex shows it "Ready"`);
 }
 
+/** A 409 for a write while the index is being re-embedded: it waits for the swap to the new vectors. */
+export function indexReembedding(indexName: string): ApiError {
+  return new ApiError(
+    409,
+    `Index "${indexName}" is being re-embedded: writes wait until getIndex shows it "Ready" again`,
+    { headers: { "retry-after": "5" } },
+  );
+}
+
 /** A 507 for an index whose search state alone needs more memory than this instance's budget allows. */
 export function indexTooLarge(indexName: string, bytes: number, budgetBytes: number): ApiError {
   const mb = (value: number) => Math.ceil(value / (1024 * 1024));

@@ -12,6 +12,7 @@ import {
   docListSchema,
   docViewSchema,
   errorSchema,
+  exportLinesSchema,
   healthSchema,
   indexListSchema,
   indexSchema,
@@ -29,13 +30,16 @@ type Json = Record<string, unknown>;
 /** The error statuses of `POST /manage`, each with the conditions that answer it. */
 const MANAGE_ERROR_STATUSES: Record<string, string> = {
   "400": "Bad JSON, a missing or unsupported x-service-version, a missing projectId, an unknown action, an invalid " +
-    "field (the message names field and element), or an unknown modelId",
+    "field (the message names field and element), an unknown modelId, passage settings the model cannot take, a " +
+    "vector of the wrong length (the message names the document and the dimensions), a query longer than the model " +
+    "reads, or reembedIndex on an external model",
   "403": "The x-project-key is not the key of that project",
   "404": "The project does not exist, or the index is unknown",
   "405": "A method other than POST; the Allow header says POST",
   "408": "The body took longer than BODY_TIMEOUT_MS to arrive",
-  "409": "The index name is taken, a queued write is still running, the index's model version is no longer " +
-    "served, or concurrent writers kept winning the race (retry)",
+  "409": "The index name is taken, a queued write is still running, the index is being re-embedded (retry after " +
+    "Retry-After seconds), the index's model version is no longer served (reembedIndex is the way out), or " +
+    "concurrent writers kept winning the race (retry)",
   "413": "The body is larger than MAX_BODY_BYTES",
   "415": 'Content-Type is not "application/json"',
   "429": "The project has PROJECT_MAX_CONCURRENCY requests in flight; retry after Retry-After seconds",
@@ -62,6 +66,7 @@ const RESPONSE_COMPONENTS = new Map<z.ZodType, string>([
   [healthSchema, "Health"],
   [readinessSchema, "Readiness"],
   [serviceInfoSchema, "ServiceInfo"],
+  [exportLinesSchema, "IndexExport"],
 ]);
 
 /** Where a component schema is referenced from. */
@@ -134,7 +139,7 @@ function errorResponses(): Record<string, Json> {
   return Object.fromEntries(
     Object.entries(MANAGE_ERROR_STATUSES).map(([status, description]) => {
       const headers: Json = { [REQUEST_ID_HEADER]: requestIdRef };
-      if (status === "429" || status === "503") {
+      if (status === "409" || status === "429" || status === "503") {
         headers["retry-after"] = {
           description: "Seconds to wait before retrying",
           schema: { type: "integer", minimum: 1 },
@@ -181,7 +186,7 @@ export function openApiDocument(limits: Limits, version: string): Json {
         post: {
           operationId: "manage",
           summary: "Run one action: createIndex, getIndex, listIndexes, deleteIndex, addDocs, deleteDocs, getDocs, " +
-            "search",
+            "search, reembedIndex",
           description: MANAGE_DESCRIPTION,
           security: [{ projectKey: [] }],
           parameters: [{
@@ -198,7 +203,19 @@ export function openApiDocument(limits: Limits, version: string): Json {
               "ASCII characters; otherwise the server makes one",
             schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,128}$" },
           }],
-          requestBody: { required: true, content: jsonContent(schemaRef("ManageRequest")) },
+          requestBody: {
+            required: true,
+            content: {
+              ...jsonContent(schemaRef("ManageRequest")),
+              "application/x-ndjson": {
+                schema: {
+                  type: "string",
+                  description: "importIndex only: the ImportIndexRequest object on the first line, then an " +
+                    "exportIndex stream (IndexExport)",
+                },
+              },
+            },
+          },
           responses: {
             "200": {
               description: "The action succeeded",
@@ -210,11 +227,14 @@ export function openApiDocument(limits: Limits, version: string): Json {
                   schema: { type: "string" },
                 },
               },
-              content: jsonContent(schemaRef("ManageResponse")),
+              content: {
+                ...jsonContent(schemaRef("ManageResponse")),
+                "application/x-ndjson": { schema: schemaRef("IndexExport") },
+              },
             },
             "202": {
-              description: "createIndex or addDocs with options.wait false: the write is queued; the index as " +
-                "getIndex now shows it",
+              description: "createIndex or addDocs with options.wait false, and reembedIndex: the job is queued; " +
+                "the index as getIndex now shows it",
               headers: { [REQUEST_ID_HEADER]: requestIdRef },
               content: jsonContent(schemaRef("Index")),
             },

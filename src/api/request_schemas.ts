@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { FilterSyntaxError, parseFilter } from "../search/metadata_filter.ts";
 import { SEARCH_MODES } from "../search/search_mode.ts";
+import { MAX_DIMENSIONS } from "../embedding/model_registry.ts";
 import { PROJECT_ID_PATTERN } from "./project_id.ts";
 
 /** Limits that request validation enforces. */
@@ -22,13 +23,19 @@ export const ACTIONS = [
   "deleteDocs",
   "getDocs",
   "search",
+  "reembedIndex",
+  "exportIndex",
+  "importIndex",
 ] as const;
 
 /** One action name. */
 export type Action = typeof ACTIONS[number];
 
 /** What a search hit may show besides its id. */
-export const HIT_FIELDS = ["text", "metadata", "score"] as const;
+export const HIT_FIELDS = ["text", "metadata", "score", "passage"] as const;
+
+/** What a search hit shows when the request has no `include`. */
+export const DEFAULT_HIT_FIELDS = ["text", "metadata", "score"] as const;
 
 /** Whether a string names an action. */
 export function isAction(value: string): value is Action {
@@ -61,11 +68,20 @@ const metadataSchema = z.custom<Record<string, unknown>>(
   { message: "expected a JSON object" },
 );
 
+/** A vector as a client sends it: finite numbers (JSON has no others), as many as the index's model has dimensions. */
+const vectorSchema = z.array(z.number()).min(1).max(MAX_DIMENSIONS);
+
 function docSchema(limits: Limits) {
   return z.object({
     id: unicodeString().min(1, { message: "must not be empty" })
       .describe(`Unique within the index; at most ${limits.maxDocIdBytes} UTF-8 bytes`),
-    text: unicodeString().describe(`At most ${limits.maxDocTextBytes} UTF-8 bytes; may be empty`),
+    text: unicodeString().default("").describe(
+      `At most ${limits.maxDocTextBytes} UTF-8 bytes; may be empty; "" when absent`,
+    ),
+    vector: vectorSchema.optional().describe(
+      "The document's own vector, of its index's model's dimensions: required on an external model, and the text " +
+        "is then not embedded",
+    ),
     metadata: metadataSchema.meta({
       type: "object",
       additionalProperties: {},
@@ -152,7 +168,13 @@ function searchSchema(limits: Limits) {
     indexName: indexNameSchema,
     query: z.string().refine((query) => byteLength(query) <= limits.maxDocTextBytes, {
       message: `must be at most ${limits.maxDocTextBytes} bytes`,
-    }).describe(`At most ${limits.maxDocTextBytes} UTF-8 bytes; not blank unless mode is "vector"`),
+    }).optional().describe(
+      `At most ${limits.maxDocTextBytes} UTF-8 bytes; required and not blank unless mode is "vector"`,
+    ),
+    vector: vectorSchema.optional().describe(
+      'The query\'s own vector: used by "vector" and "hybrid" modes instead of embedding the query; required there ' +
+        "on an external model",
+    ),
     mode: z.enum(SEARCH_MODES).optional(),
     limit: z.number().int().min(1).max(100).optional(),
     offset: z.number().int().min(0).optional(),
@@ -160,7 +182,15 @@ function searchSchema(limits: Limits) {
     include: z.array(z.enum(HIT_FIELDS)).optional(),
   }).superRefine((request, ctx) => {
     const mode = request.mode ?? "hybrid";
-    if (mode !== "vector" && request.query.trim() === "") {
+    if (mode !== "vector" && request.query === undefined) {
+      ctx.addIssue({
+        code: "invalid_type",
+        expected: "string",
+        input: undefined,
+        path: ["query"],
+        message: "Invalid input: expected string, received undefined",
+      });
+    } else if (mode !== "vector" && request.query!.trim() === "") {
       ctx.addIssue({ code: "custom", path: ["query"], message: `must not be empty or blank in "${mode}" mode` });
     }
   });
@@ -176,7 +206,13 @@ export function requestSchema(limits: Limits) {
       ...indexed,
       docs: docsSchema(limits),
       modelId: z.string().optional(),
-      options: z.object({ wait: z.boolean().optional() }).optional(),
+      options: z.object({
+        wait: z.boolean().optional(),
+        passages: z.object({
+          maxTokens: z.number().int().min(1).optional(),
+          overlapTokens: z.number().int().min(0).optional(),
+        }).optional().describe("How long texts split into passages, in the model's tokens"),
+      }).optional(),
     }),
     z.object({ action: z.literal("getIndex"), ...indexed }),
     z.object({ action: z.literal("listIndexes"), ...base, options: pageSchema(limits).optional() }),
@@ -198,6 +234,15 @@ export function requestSchema(limits: Limits) {
       options: pageSchema(limits).extend({ docIds: docIdsSchema(limits).optional() }).optional(),
     }),
     searchSchema(limits),
+    z.object({
+      action: z.literal("reembedIndex"),
+      ...indexed,
+      modelId: z.string().optional().describe("The model to move to; the index's own model when absent"),
+    }),
+    z.object({ action: z.literal("exportIndex"), ...indexed }),
+    z.object({ action: z.literal("importIndex"), ...indexed }).describe(
+      "Sent as application/x-ndjson: this object on the first line, then an exportIndex stream",
+    ),
   ]);
 }
 

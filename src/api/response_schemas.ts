@@ -18,6 +18,7 @@ export const indexSchema = z.object({
   version: z.string().describe('A revision counter: "1" at creation, one more on every addDocs or deleteDocs'),
   status: z.enum(INDEX_STATUSES),
   docCount: z.number().int().min(0),
+  passageCount: z.number().int().min(0).describe("How many passages (and so vectors) the documents have"),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   model: z.object({ id: z.string(), version: z.string() }),
@@ -68,6 +69,14 @@ export const searchHitSchema = z.object({
   score: z.number().optional(),
   text: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  passage: z.object({
+    text: z.string(),
+    start: z.number().int().min(0).describe("Where the passage starts in text, in UTF-16 code units"),
+    end: z.number().int().min(0).describe("Where it ends (exclusive): text.slice(start, end) is the passage"),
+  }).optional().describe(
+    'With include: ["passage"]: the best passage by vector score, or in "fulltext" mode the one holding most query ' +
+      "terms",
+  ),
 });
 
 /** One search hit as the API shows it. */
@@ -114,6 +123,13 @@ export const serviceInfoSchema = z.object({
 /** Where to find the API and its description. */
 export type ServiceInfo = z.output<typeof serviceInfoSchema>;
 
+/** The answer of `exportIndex`, described as the text it is: JSON Lines, served as `application/x-ndjson`. */
+export const exportLinesSchema = z.string().describe(
+  'JSON Lines (application/x-ndjson): a line of the index\'s settings ({quire: "index", format: 1, name, model, ' +
+    "passages?, docCount, passageCount, exportedAt}), then one line per document ({id, text, metadata?, passages: " +
+    "[{start, end, vector}]}, each vector base64 of its little-endian float32 values)",
+);
+
 /** The success body of every action, by action. */
 export const RESPONSE_SCHEMAS = {
   createIndex: acknowledgedSchema,
@@ -124,6 +140,9 @@ export const RESPONSE_SCHEMAS = {
   deleteDocs: deleteDocsResultSchema,
   getDocs: docListSchema,
   search: searchResultSchema,
+  reembedIndex: indexSchema,
+  exportIndex: exportLinesSchema,
+  importIndex: indexSchema,
 } as const satisfies Record<Action, z.ZodType>;
 
 /** The `200` body of one action. */

@@ -51,8 +51,19 @@ interface EmbedRequest {
   done: PromiseWithResolvers<Float32Array[]>;
 }
 
+/** How a model counts tokens: what passages are measured in. */
+export interface ModelTokens {
+  /** The most tokens the model reads in one text, special tokens included. */
+  window: number;
+  /** The special tokens the model adds to every text (e.g. `[CLS]` and `[SEP]`). */
+  specialTokens: number;
+  /** The tokens of each text, special tokens not included. */
+  count(texts: string[]): number[];
+}
+
 /** A loaded model: it turns a batch of texts into one row of vector values per text. */
 interface LoadedModel {
+  tokens: ModelTokens;
   run(texts: string[]): Promise<{ dims: [number, number]; data: Float32Array }>;
   dispose(): Promise<void>;
 }
@@ -81,6 +92,7 @@ export class Embedder {
   readonly #models = new Map<string, Promise<LoadedModel>>();
   readonly #queues = new Map<string, ModelQueue>();
   readonly #usage = new Map<string, ModelUsage>();
+  readonly #dimensions = new Map<string, number>();
 
   constructor(registry: ModelRegistry, options: EmbedderOptions) {
     this.#registry = registry;
@@ -105,6 +117,23 @@ export class Embedder {
   /** Loads a model if it is not loaded yet; rejects when it cannot load. */
   async load(modelId: string): Promise<void> {
     await this.#load(modelId);
+  }
+
+  /** How a model counts tokens; loads it first. Rejects for an external model, which quire does not run. */
+  async tokens(modelId: string): Promise<ModelTokens> {
+    return (await this.#load(modelId)).tokens;
+  }
+
+  /** The length of a model's vectors: an external model's from its spec, another's by embedding once. */
+  async dimensions(modelId: string): Promise<number> {
+    const spec = this.spec(modelId);
+    if (spec?.dimensions !== undefined) return spec.dimensions;
+    let dims = this.#dimensions.get(modelId);
+    if (dims === undefined) {
+      dims = (await this.embed(modelId, [""]))[0]!.length;
+      this.#dimensions.set(modelId, dims);
+    }
+    return dims;
   }
 
   /** Embeds `texts` with a model; the vectors come back in the order of the texts. */
@@ -194,16 +223,23 @@ export class Embedder {
   async #open(modelId: string): Promise<LoadedModel> {
     const spec = this.spec(modelId);
     if (spec === undefined) throw new EmbeddingError(`Unknown model "${modelId}"`);
-    if (spec.source === HASH_MODEL_SOURCE) return hashModel();
-    const directory = await findAppFile(spec.source, "directory");
+    const source = spec.source;
+    if (source === undefined) throw new EmbeddingError(`Model "${modelId}" is external: clients send its vectors`);
+    if (source === HASH_MODEL_SOURCE) return hashModel();
+    const directory = await findAppFile(source, "directory");
     try {
       this.#runtime ??= loadTransformersRuntime(this.#options.backend ?? "native", this.#options);
       const runtime = await this.#runtime;
       const local = directory !== undefined;
-      const extractor = await runtime.open(directory ?? spec.source, { local, dtype: spec.dtype ?? "fp32" });
-      return { run: (texts) => meanPooledVectors(extractor, texts), dispose: () => extractor.dispose() };
+      const extractor = await runtime.open(directory ?? source, { local, dtype: spec.dtype ?? "fp32" });
+      const tokens = tokensOf(extractor);
+      return {
+        tokens,
+        run: (texts) => meanPooledVectors(extractor, texts, tokens.window),
+        dispose: () => extractor.dispose(),
+      };
     } catch (error) {
-      throw new EmbeddingError(`Cannot load model "${modelId}" from "${spec.source}"`, { cause: error });
+      throw new EmbeddingError(`Cannot load model "${modelId}" from "${source}"`, { cause: error });
     }
   }
 
@@ -217,9 +253,20 @@ export class Embedder {
   }
 }
 
-/** The built-in hash embedding as a model: no files, no runtime. */
+/**
+ * The most words the hash embedding reads as one passage. It has no window of its own (it reads any length), so this
+ * only bounds the passages that its indexes are split into.
+ */
+const HASH_MODEL_WINDOW = 512;
+
+/** The built-in hash embedding as a model: no files, no runtime; its tokens are words. */
 function hashModel(): LoadedModel {
   return {
+    tokens: {
+      window: HASH_MODEL_WINDOW,
+      specialTokens: 0,
+      count: (texts) => texts.map((text) => text.match(/\S+/g)?.length ?? 0),
+    },
     run(texts) {
       const vectors = texts.map((text) => hashEmbedding(text));
       const dims = vectors[0]?.length ?? 0;
@@ -253,6 +300,21 @@ function fail(request: EmbedRequest, error: unknown): void {
 }
 
 /**
+ * How a transformers.js model counts tokens. Its window is the least of what the tokenizer and the position
+ * embeddings allow (a tokenizer without a limit reports a huge one).
+ */
+function tokensOf(extractor: FeatureExtractionPipeline): ModelTokens {
+  const tokenizer = extractor.tokenizer;
+  const positions = (extractor.model.config as { max_position_embeddings?: number }).max_position_embeddings;
+  const window = Math.min(Number(tokenizer.model_max_length) || Infinity, positions ?? Infinity);
+  return {
+    window: Number.isFinite(window) ? window : 512,
+    specialTokens: tokenizer.encode("", { add_special_tokens: true }).length,
+    count: (texts) => texts.map((text) => tokenizer.encode(text, { add_special_tokens: false }).length),
+  };
+}
+
+/**
  * Runs the model on a batch and mean-pools and L2-normalises its token states, as the pipeline's
  * `{pooling: "mean", normalize: true}` does, but in one pass over the states: transformers.js pools with a BigInt
  * conversion per element, which cost about 1.75 ms per 160-token text.
@@ -260,8 +322,12 @@ function fail(request: EmbedRequest, error: unknown): void {
 async function meanPooledVectors(
   extractor: FeatureExtractionPipeline,
   texts: string[],
+  window: number,
 ): Promise<{ dims: [number, number]; data: Float32Array }> {
-  const inputs = extractor.tokenizer(texts, { padding: true, truncation: true });
+  // Never truncated: passages are cut to fit the window, and a longer query is refused before it gets here.
+  const inputs = extractor.tokenizer(texts, { padding: true, truncation: false });
+  const length = (inputs.input_ids.dims as number[])[1]!;
+  if (length > window) throw new Error(`A text of ${length} tokens is longer than the model's window of ${window}`);
   const { last_hidden_state: hidden } = await extractor.model(inputs);
   const [rows, tokens, dims] = hidden.dims as [number, number, number];
   const states = hidden.data as Float32Array;

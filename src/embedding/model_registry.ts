@@ -17,21 +17,40 @@ const MODEL_DTYPES = [
   "q4f16",
 ] as const satisfies readonly ModelDtype[];
 
-/** Where a model comes from (a hub repo id or a local directory), its version, and its weight type. */
+/**
+ * Where a model comes from (a hub repo id or a local directory), its version, and its weight type; or, without a
+ * `source`, an external model: its `dimensions`, and vectors that clients send with every document.
+ */
 export interface ModelSpec {
-  /** A hub repo id (e.g. `Xenova/all-MiniLM-L6-v2`), a model directory, or `quire:hash` for the hash embedding. */
-  source: string;
+  /**
+   * A hub repo id (e.g. `Xenova/all-MiniLM-L6-v2`), a model directory, or `quire:hash` for the hash embedding; absent
+   * for an external model.
+   */
+  source?: string;
   /** Stored with each index; an index answers 409 once its model's version changes. */
   version: string;
   /** `fp32` when absent. */
   dtype?: ModelDtype;
+  /** The length of the model's vectors: required for an external model, checked against the model's otherwise. */
+  dimensions?: number;
 }
 
+/** Most dimensions of a vector that any model may have. */
+export const MAX_DIMENSIONS = 4096;
+
 const modelSpecSchema: z.ZodType<ModelSpec> = z.strictObject({
-  source: z.string().min(1),
+  source: z.string().min(1).optional(),
   version: z.string().min(1),
   dtype: z.enum(MODEL_DTYPES).optional(),
+  dimensions: z.number().int().min(1).max(MAX_DIMENSIONS).optional(),
+}).refine((spec) => spec.source !== undefined || spec.dimensions !== undefined, {
+  message: 'needs a "source", or "dimensions" for an external model whose vectors clients send',
 });
+
+/** Whether a model is external: quire stores and searches its vectors, and clients compute them. */
+export function isExternalModel(spec: ModelSpec): boolean {
+  return spec.source === undefined;
+}
 
 const registrySchema = z.record(z.string().min(1), modelSpecSchema);
 

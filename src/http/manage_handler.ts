@@ -8,6 +8,8 @@ import { errorResponse } from "./error_response.ts";
 import { replyResponse } from "./reply_response.ts";
 import { ProjectLimiter } from "./project_limiter.ts";
 import { type BodyDeadlines, readJsonObject } from "./read_json_body.ts";
+import { type JsonLine, readJsonLines } from "./read_json_lines.ts";
+import { importIndex } from "../actions/import_index.ts";
 import type { RequestFacts, Route } from "./route.ts";
 
 /** Options of the handler. */
@@ -18,6 +20,9 @@ export interface HandlerOptions {
   /** The service's watch over body deadlines, stopped when it shuts down. */
   bodyDeadlines: BodyDeadlines;
 }
+
+/** The content type of an import's body. */
+const JSON_LINES = "application/x-ndjson";
 
 /** Longest `action` echoed back in an error. */
 const MAX_ECHOED_ACTION = 64;
@@ -38,15 +43,19 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
       if (request.method !== "POST") {
         throw new ApiError(405, `Method ${request.method} is not allowed: use POST`, { headers: { allow: "POST" } });
       }
-      const contentType = request.headers.get("content-type") ?? "";
-      if (contentType.split(";")[0]!.trim().toLowerCase() !== "application/json") {
-        throw new ApiError(415, 'Content-Type must be "application/json"');
+      const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+      // JSON Lines carry an import: the request on the first line, the export after it, read as the import goes.
+      const lines = contentType === JSON_LINES ? readJsonLines(request.body, options.maxBodyBytes) : undefined;
+      if (contentType !== "application/json" && lines === undefined) {
+        throw new ApiError(415, `Content-Type must be "application/json", or "${JSON_LINES}" for importIndex`);
       }
-      const body = await readJsonObject(request, {
-        maxBytes: options.maxBodyBytes,
-        timeoutMs: options.bodyTimeoutMs,
-        deadlines: options.bodyDeadlines,
-      });
+      const body = lines === undefined
+        ? await readJsonObject(request, {
+          maxBytes: options.maxBodyBytes,
+          timeoutMs: options.bodyTimeoutMs,
+          deadlines: options.bodyDeadlines,
+        })
+        : await firstLineObject(lines);
       if (typeof body.action === "string") action = body.action.slice(0, MAX_ECHOED_ACTION);
       if (typeof body.action === "string" && isAction(body.action)) facts.action = body.action;
       if (typeof body.projectId === "string") facts.projectId = body.projectId;
@@ -75,6 +84,12 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
       }
       const parsed = schema.safeParse(body);
       if (!parsed.success) throw new ApiError(400, describeIssue(parsed.error));
+      if (lines !== undefined) {
+        if (parsed.data.action !== "importIndex") {
+          throw new ApiError(415, `Only importIndex takes "${JSON_LINES}": send ${action} as "application/json"`);
+        }
+        return replyResponse(await importIndex(ctx, parsed.data, lines));
+      }
       const result = await dispatch(ctx, parsed.data);
       return replyResponse(result);
     } catch (error) {
@@ -83,4 +98,14 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
       release?.();
     }
   }
+}
+
+/** The first line of a JSON Lines body, which must be the request object. */
+async function firstLineObject(lines: AsyncIterator<JsonLine>): Promise<Record<string, unknown>> {
+  const first = await lines.next();
+  const value = first.done ? undefined : first.value.value;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApiError(400, "Line 1 must be the request: a JSON object naming the action, projectId and indexName");
+  }
+  return value as Record<string, unknown>;
 }

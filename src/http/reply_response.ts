@@ -10,11 +10,24 @@ const STREAM_PIECE_BYTES = 64 * 1024;
 export function replyResponse(result: unknown): Response {
   if (!(result instanceof ActionReply)) return Response.json(result);
   const headers = new Headers(result.headers);
-  headers.set("content-type", "application/json");
-  const body = "value" in result.body
-    ? JSON.stringify(result.body.value)
-    : ReadableStream.from(jsonArrayPieces(result.body.items));
+  const reply = result.body;
+  headers.set("content-type", "lines" in reply ? "application/x-ndjson" : "application/json");
+  const body = "value" in reply
+    ? JSON.stringify(reply.value)
+    : ReadableStream.from("items" in reply ? jsonArrayPieces(reply.items) : jsonLinePieces(reply.lines));
   return new Response(body, { status: result.status, headers });
+}
+
+async function* jsonLinePieces(lines: AsyncIterable<unknown>): AsyncGenerator<Uint8Array> {
+  let piece = "";
+  for await (const line of lines) {
+    piece += JSON.stringify(line) + "\n";
+    if (piece.length >= STREAM_PIECE_BYTES) {
+      yield encoder.encode(piece);
+      piece = "";
+    }
+  }
+  if (piece !== "") yield encoder.encode(piece);
 }
 
 async function* jsonArrayPieces(items: AsyncIterable<unknown>): AsyncGenerator<Uint8Array> {

@@ -10,10 +10,13 @@ import { commitQueuedJob, deleteJobDocs, type IndexJobMessage, stageJobDocs } fr
 import { indexModelId } from "../writes/index_model.ts";
 import { indexLockKey } from "../writes/index_write.ts";
 
-/** A write to queue: into an existing index (`add`), or into the index that `record` creates (`create`). */
+/**
+ * A write to queue: into an existing index (`add`), into the index that `record` creates (`create`), or every
+ * document of an index embedded again with `modelId` (`reembed`).
+ */
 export type QueuedWrite =
   & { projectId: string; indexName: string; docs: DocInput[]; upsert: boolean }
-  & ({ kind: "add" } | { kind: "create"; record: IndexRecord });
+  & ({ kind: "add" } | { kind: "create"; record: IndexRecord } | { kind: "reembed"; modelId: string });
 
 /** Queues the write and returns the index record as it now is, naming the running job. */
 export async function enqueueJob(ctx: ServiceContext, write: QueuedWrite): Promise<IndexRecord> {
@@ -22,7 +25,8 @@ export async function enqueueJob(ctx: ServiceContext, write: QueuedWrite): Promi
     const current = write.kind === "create" ? null : await readSettledIndex(ctx.kv, projectId, indexName);
     if (current !== null) {
       if (current.value === null) throw indexNotFound(indexName);
-      indexModelId(ctx, current.value);
+      // Re-embedding is the way out of a model version that the server no longer runs.
+      if (write.kind !== "reembed") indexModelId(ctx, current.value);
       if (current.value.job?.state === "running") throw indexUpdating(indexName);
     }
     const base = write.kind === "create" ? write.record : current!.value!;
@@ -31,7 +35,7 @@ export async function enqueueJob(ctx: ServiceContext, write: QueuedWrite): Promi
       kind: write.kind,
       state: "running",
       done: 0,
-      total: write.docs.length,
+      total: write.kind === "reembed" ? base.docCount : write.docs.length,
     };
     const chunks = await stageJobDocs(ctx.kv, base.id, job.id, write.docs);
     const message: IndexJobMessage = {
@@ -43,6 +47,7 @@ export async function enqueueJob(ctx: ServiceContext, write: QueuedWrite): Promi
       chunks,
       upsert: write.upsert,
     };
+    if (write.kind === "reembed") message.reembedModelId = write.modelId;
     const record: IndexRecord = { ...base, job };
     const committed = await commitQueuedJob(ctx.kv, current as Deno.KvEntry<IndexRecord> | null, record, message);
     ctx.records.invalidate(indexKey(projectId, indexName));

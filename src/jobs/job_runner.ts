@@ -10,6 +10,7 @@ import { type IndexJob, type IndexRecord, readSettledIndex, replaceIndexRecord }
 import { clearJob, type IndexJobMessage, listRunningJobs, readJobDocs } from "../storage/job_docs.ts";
 import { timeOfId } from "../storage/timed_id.ts";
 import { JobLostError, writeDocs } from "../writes/write_docs.ts";
+import { reembedDocuments } from "../reembedding/reembed_documents.ts";
 
 /** How long a runner holds a job without renewing its lease; a dead runner's job is taken over after this. */
 export const JOB_LEASE_MS = 5_000;
@@ -89,20 +90,27 @@ export class JobRunner {
       this.#update(message, (job) => job.owner === owner ? { ...job, leaseUntil: Date.now() + JOB_LEASE_MS } : null)
         .catch((error) => console.error(`Cannot renew the lease of job ${jobId}:`, error));
     }, HEARTBEAT_MS);
+    const onProgress = async (done: number) => {
+      await this.#update(message, (job) => job.owner === owner ? { ...job, done } : null);
+    };
     try {
-      const docs = await readJobDocs(ctx.kv, message);
+      const { reembedModelId } = message;
+      const docs = reembedModelId === undefined ? await readJobDocs(ctx.kv, message) : [];
       try {
         if (docs === null) throw new ApiError(500, "The queued documents are missing");
-        await writeDocs(ctx, {
-          projectId,
-          indexName,
-          docs,
-          upsert: message.upsert,
-          job: { id: jobId, owner },
-          onProgress: async (done) => {
-            await this.#update(message, (job) => job.owner === owner ? { ...job, done } : null);
-          },
-        });
+        if (reembedModelId === undefined) {
+          await writeDocs(ctx, {
+            projectId,
+            indexName,
+            docs,
+            upsert: message.upsert,
+            job: { id: jobId, owner },
+            onProgress,
+          });
+        } else {
+          const job = { id: jobId, owner };
+          await reembedDocuments(ctx, { projectId, indexName, indexId, modelId: reembedModelId, job, onProgress });
+        }
       } catch (error) {
         if (error instanceof JobLostError) return; // Another instance took it over: its runner finishes it.
         if (!(error instanceof ApiError)) throw error; // Storage trouble: the queue or a sweep runs it again.

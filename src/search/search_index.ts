@@ -2,9 +2,10 @@
  * One index's documents in memory, searchable by BM25 (`fulltext`), cosine similarity (`vector`) or both
  * (`hybrid`), with a metadata filter applied before ranking so that it never costs a page its places.
  *
- * Each document lives in a slot; slots of deleted documents are reused. Vector candidates come from an exact scan
- * while the index is small or filtered, and from an HNSW graph once it is large (when the index has a source of
- * graphs); either way scores are exact cosines.
+ * Each document lives in a slot, and each of its passages' vectors in a passage slot; slots of deleted documents and
+ * passages are reused. A document's vector score is its best passage's. Vector candidates come from an exact scan
+ * while the index is small or filtered, and from an HNSW graph of passages once it is large (when the index has a
+ * source of graphs); either way scores are exact cosines.
  */
 import type { AnnGraphs } from "./ann_graphs.ts";
 import type { SearchMode } from "./search_mode.ts";
@@ -16,10 +17,10 @@ import { TextIndex } from "./text_index.ts";
 import { type SlotScores, VectorStore } from "./vector_store.ts";
 
 /**
- * Up to this many documents, vector search scans every vector; the HNSW graph is built when an index first grows past
- * it (or loads past it without one), and from then on proposes the candidates of unfiltered queries.
+ * Up to this many passage vectors, vector search scans every one; the HNSW graph is built when an index first grows
+ * past it (or loads past it without one), and from then on proposes the candidates of unfiltered queries.
  */
-export const EXACT_SEARCH_MAX_DOCS = 10_000;
+export const EXACT_SEARCH_MAX_VECTORS = 10_000;
 
 /**
  * Graph inserts wait until this many are pending and then go in as one multi-threaded batch, so that a small write
@@ -27,7 +28,10 @@ export const EXACT_SEARCH_MAX_DOCS = 10_000;
  */
 const MAX_PENDING_GRAPH_INSERTS = 512;
 
-/** Candidates the graph proposes per hit wanted (at least {@link MIN_ANN_CANDIDATES}), rescored exactly. */
+/**
+ * Candidates the graph proposes per hit wanted (at least {@link MIN_ANN_CANDIDATES}), times the passages per
+ * document, rescored exactly.
+ */
 const ANN_OVERSAMPLING = 4;
 const MIN_ANN_CANDIDATES = 200;
 /** Hybrid scales its two parts over this many nearest documents and this many best BM25 matches. */
@@ -39,10 +43,23 @@ const HYBRID_POOL = 200;
  */
 const HYBRID_TEXT_CANDIDATES = 500;
 
-/** A change to one document: its new text, metadata and vector, or `null` to remove it. */
+/** A stretch of a document's text, in UTF-16 code units: `text.slice(start, end)`. */
+export interface PassageSpan {
+  start: number;
+  end: number;
+}
+
+/** A document as the index takes it: its text, metadata, and passages with their vectors. */
+export interface IndexedDoc {
+  text: string;
+  metadata?: Record<string, unknown>;
+  passages: (PassageSpan & { vector: Float32Array })[];
+}
+
+/** A change to one document: its new content, or `null` to remove it. */
 export interface DocUpdate {
   id: string;
-  doc: { text: string; metadata?: Record<string, unknown>; vector: Float32Array } | null;
+  doc: IndexedDoc | null;
 }
 
 /** How {@link SearchIndex.apply} applies a batch of changes. */
@@ -57,16 +74,17 @@ export interface ApplyOptions {
 export interface SearchQuery {
   mode: SearchMode;
   text: string;
-  vector?: Float32Array;
-  filter?: MetadataFilter;
+  vector?: Float32Array | undefined;
+  filter?: MetadataFilter | undefined;
   offset: number;
   limit: number;
 }
 
-/** One ranked document. */
+/** One ranked document, and its best passage by vector score (as an index into its passages) where one was scored. */
 export interface ScoredDoc {
   id: string;
   score: number;
+  passage?: number;
 }
 
 /** One page of ranked documents and the number of documents that matched. */
@@ -75,27 +93,38 @@ export interface SearchPage {
   total: number;
 }
 
-/** What a hit can show of its document. */
+/**
+ * What a hit can show of its document. `spans` holds its passages' starts and ends in pairs; it is absent when the
+ * document is one passage covering its whole text.
+ */
 export interface DocContent {
   text: string;
   metadata?: Record<string, unknown>;
+  spans?: Uint32Array;
 }
 
-/** The state a snapshot restores: documents by slot, and the derived indexes built over them. */
+/** The state a snapshot restores: documents by slot, their passage slots, and the derived indexes built over them. */
 export interface SearchIndexParts {
   revision: number;
   ids: (string | undefined)[];
   contents: (DocContent | undefined)[];
+  /** The passage slots of each document slot, in passage order. */
+  passages: (number[] | undefined)[];
   vectors: VectorStore;
   text: TextIndex;
-  ann?: AnnIndex;
+  ann?: AnnIndex | undefined;
 }
 
 /** What a {@link SearchIndex} starts from: any parts a snapshot restored, and where its graphs come from. */
 export interface SearchIndexInit extends Partial<SearchIndexParts> {
   revision: number;
   /** Makes the HNSW graph of a large index; without it every vector search scans exactly. */
-  graphs?: AnnGraphs;
+  graphs?: AnnGraphs | undefined;
+}
+
+/** Vector scores per document slot: the best passage's score, and that passage's slot. */
+interface DocScores extends SlotScores {
+  best: number[];
 }
 
 /** The searchable state of one index at one revision. */
@@ -103,21 +132,27 @@ export class SearchIndex {
   #revision: number;
   readonly #ids: (string | undefined)[];
   readonly #contents: (DocContent | undefined)[];
+  readonly #passages: (number[] | undefined)[];
   readonly #slots = new Map<string, number>();
   readonly #free: number[] = [];
+  /** The document slot of each passage slot; -1 for a free one. */
+  readonly #owners: number[] = [];
+  readonly #freePassages: number[] = [];
+  #passageCount = 0;
   readonly #vectors: VectorStore;
   readonly #text: TextIndex;
   readonly #graphs: AnnGraphs | undefined;
   #ann: AnnIndex | undefined;
   /** Bytes of the documents' ids, texts and metadata, estimated as they come and go. */
   #contentBytes = 0;
-  /** Slots whose vectors the graph does not hold yet: added in batches, at the next search or once there are many. */
+  /** Passage slots whose vectors the graph does not hold yet: added in batches, at the next search or once many. */
   readonly #annPending = new Set<number>();
 
   constructor(init: SearchIndexInit) {
     this.#revision = init.revision;
     this.#ids = init.ids ?? [];
     this.#contents = init.contents ?? [];
+    this.#passages = init.passages ?? [];
     this.#vectors = init.vectors ?? new VectorStore();
     this.#text = init.text ?? new TextIndex();
     this.#graphs = init.graphs;
@@ -128,14 +163,22 @@ export class SearchIndex {
       else {
         this.#slots.set(id, slot);
         this.#contentBytes += contentBytes(id, this.#contents[slot]!);
+        for (const passage of this.#passages[slot]!) {
+          while (this.#owners.length <= passage) this.#owners.push(-1);
+          this.#owners[passage] = slot;
+          this.#passageCount++;
+        }
       }
     }
     this.#free.reverse();
-    if (this.#ann === undefined && this.#graphs !== undefined && this.size > EXACT_SEARCH_MAX_DOCS) {
+    for (let passage = this.#owners.length - 1; passage >= 0; passage--) {
+      if (this.#owners[passage] === -1) this.#freePassages.push(passage);
+    }
+    if (this.#ann === undefined && this.#graphs !== undefined && this.#passageCount > EXACT_SEARCH_MAX_VECTORS) {
       // A large index restored without a graph (a snapshot written without USearch): its vectors join a new graph at
       // the next flush, and until then searches scan them exactly, as they do any pending vector.
       this.#ann = this.#graphs.create(this.#vectors.dims);
-      for (const slot of this.#occupiedSlots()) this.#annPending.add(slot);
+      for (const passage of this.#occupiedPassages()) this.#annPending.add(passage);
     }
   }
 
@@ -147,12 +190,17 @@ export class SearchIndex {
   /** Bytes of memory it holds, estimated: documents, vectors, postings and the graph. */
   memoryBytes(): number {
     return this.#contentBytes + this.#vectors.bytes + this.#text.bytes + (this.#ann?.bytes ?? 0) +
-      this.#ids.length * BYTES_PER_SLOT;
+      this.#ids.length * BYTES_PER_SLOT + this.#owners.length * BYTES_PER_PASSAGE;
   }
 
   /** How many documents it holds. */
   get size(): number {
     return this.#slots.size;
+  }
+
+  /** How many passages (and so vectors) it holds. */
+  get passageCount(): number {
+    return this.#passageCount;
   }
 
   /** The parts a snapshot stores. */
@@ -162,6 +210,7 @@ export class SearchIndex {
       revision: this.#revision,
       ids: this.#ids,
       contents: this.#contents,
+      passages: this.#passages,
       vectors: this.#vectors,
       text: this.#text,
       ann: this.#ann,
@@ -174,18 +223,14 @@ export class SearchIndex {
     for (const { id, doc } of changes) {
       const slot = this.#slots.get(id);
       if (slot !== undefined) this.#clear(id, slot);
-      if (doc === null) continue;
-      const content: DocContent = doc.metadata === undefined
-        ? { text: doc.text }
-        : { text: doc.text, metadata: doc.metadata };
-      added.push(this.#fill(id, content, doc.vector));
+      if (doc !== null) added.push(...this.#fill(id, doc));
     }
     if (this.#ann !== undefined) {
-      for (const slot of added) this.#annPending.add(slot);
+      for (const passage of added) this.#annPending.add(passage);
       if (!options.deferGraph && this.#annPending.size >= MAX_PENDING_GRAPH_INSERTS) this.flushGraph();
-    } else if (this.#graphs !== undefined && this.size > EXACT_SEARCH_MAX_DOCS) {
+    } else if (this.#graphs !== undefined && this.#passageCount > EXACT_SEARCH_MAX_VECTORS) {
       this.#ann = this.#graphs.create(this.#vectors.dims);
-      this.#ann.add([...this.#occupiedSlots()], this.#vectors);
+      this.#ann.add([...this.#occupiedPassages()], this.#vectors);
     }
     if (options.revision !== undefined) this.#revision = options.revision;
   }
@@ -194,6 +239,15 @@ export class SearchIndex {
   content(id: string): DocContent | undefined {
     const slot = this.#slots.get(id);
     return slot === undefined ? undefined : this.#contents[slot];
+  }
+
+  /** The spans of a document's passages, in order. */
+  passageSpans(id: string): PassageSpan[] {
+    const content = this.content(id);
+    if (content === undefined) return [];
+    const spans = content.spans;
+    if (spans === undefined) return [{ start: 0, end: content.text.length }];
+    return Array.from({ length: spans.length / 2 }, (_, i) => ({ start: spans[2 * i]!, end: spans[2 * i + 1]! }));
   }
 
   /** Finds, filters and ranks documents; `vector` and `hybrid` queries need `query.vector`. */
@@ -210,10 +264,11 @@ export class SearchIndex {
     // Hybrid needs the pool's nearest documents even for a short page.
     const candidates = this.#candidateCount(query.mode === "vector" ? wanted : Math.max(HYBRID_POOL, wanted), keep);
     const vector = candidates === undefined
-      ? this.#vectors.scores(query.vector, this.#occupiedSlots(keep))
-      : this.#vectors.scores(query.vector, this.#graphCandidates(query.vector, candidates));
+      ? this.#docScores(query.vector, this.#passagesOf(this.#occupiedSlots(keep)))
+      : this.#docScores(query.vector, this.#graphCandidates(query.vector, candidates));
+    const best = new Map(vector.slots.map((slot, i) => [slot, vector.best[i]!]));
     const total = candidates === undefined ? vector.slots.length : this.size;
-    if (query.mode === "vector") return { hits: this.#rank(vector, query), total };
+    if (query.mode === "vector") return { hits: this.#rank(vector, query, best), total };
     // Hybrid: every scored document is a candidate, and so are the best BM25 matches (a scan scored them all). The
     // scale comes from the pool, so a document scores the same on every page, found by the graph or by a scan.
     const textScores = this.#text.scores(query.text, keep);
@@ -224,8 +279,11 @@ export class SearchIndex {
     );
     const cosines = new Map(vector.slots.map((slot, i) => [slot, vector.scores[i]!]));
     const missing = text.slots.filter((slot) => !cosines.has(slot));
-    const extra = this.#vectors.scores(query.vector, missing);
-    extra.slots.forEach((slot, i) => cosines.set(slot, extra.scores[i]!));
+    const extra = this.#docScores(query.vector, this.#passagesOf(missing));
+    extra.slots.forEach((slot, i) => {
+      cosines.set(slot, extra.scores[i]!);
+      best.set(slot, extra.best[i]!);
+    });
     const poolText = text.slots.slice(0, HYBRID_POOL);
     const pool = [...this.#best(vector, HYBRID_POOL).slots, ...poolText].map((slot) => cosines.get(slot)!);
     const scale = fusionScale(pool, text.scores[0] ?? 0);
@@ -233,25 +291,52 @@ export class SearchIndex {
     const bm25 = new Map(ranked.slots.map((slot, i) => [slot, ranked.scores[i]!]));
     const slots = [...cosines.keys()];
     const fused = fuseScores(slots.map((slot) => cosines.get(slot)!), slots.map((slot) => bm25.get(slot) ?? 0), scale);
-    return { hits: this.#rank({ slots, scores: fused }, query), total };
+    return { hits: this.#rank({ slots, scores: fused }, query, best), total };
   }
 
   /**
-   * How many candidates to ask the graph for to find the `wanted` nearest, or undefined to scan exactly: a small or
-   * filtered index is scanned, and so is a query that reaches too deep for the graph to serve.
+   * How many passages to ask the graph for to find the `wanted` nearest documents, or undefined to scan exactly: a
+   * small or filtered index is scanned, and so is a query that reaches too deep for the graph to serve.
    */
   #candidateCount(wanted: number, keep?: (slot: number) => boolean): number | undefined {
-    const candidates = Math.max(MIN_ANN_CANDIDATES, wanted * ANN_OVERSAMPLING);
-    const useGraph = keep === undefined && this.#ann !== undefined && this.size > EXACT_SEARCH_MAX_DOCS &&
-      candidates < this.size / 2;
+    const perDoc = Math.ceil(this.#passageCount / Math.max(1, this.size));
+    const candidates = Math.max(MIN_ANN_CANDIDATES, wanted * ANN_OVERSAMPLING) * perDoc;
+    const useGraph = keep === undefined && this.#ann !== undefined &&
+      this.#passageCount > EXACT_SEARCH_MAX_VECTORS && candidates < this.#passageCount / 2;
     return useGraph ? candidates : undefined;
   }
 
-  /** The graph's nearest candidates and every vector still waiting to enter the graph. */
+  /** The graph's nearest passage candidates and every passage still waiting to enter the graph. */
   #graphCandidates(query: Float32Array, count: number): number[] {
     const candidates = this.#ann!.search(query, count);
-    for (const slot of this.#annPending) candidates.push(slot);
+    for (const passage of this.#annPending) candidates.push(passage);
     return candidates;
+  }
+
+  /** Scores passages and keeps each document's best. */
+  #docScores(query: Float32Array, passages: Iterable<number>): DocScores {
+    const found = this.#vectors.scores(query, passages);
+    const result: DocScores = { slots: [], scores: [], best: [] };
+    const at = new Map<number, number>();
+    found.slots.forEach((passage, i) => {
+      const slot = this.#owners[passage]!;
+      const score = found.scores[i]!;
+      const position = at.get(slot);
+      if (position === undefined) {
+        at.set(slot, result.slots.length);
+        result.slots.push(slot);
+        result.scores.push(score);
+        result.best.push(passage);
+      } else if (score > result.scores[position]!) {
+        result.scores[position] = score;
+        result.best[position] = passage;
+      }
+    });
+    return result;
+  }
+
+  *#passagesOf(slots: Iterable<number>): Generator<number> {
+    for (const slot of slots) yield* this.#passages[slot]!;
   }
 
   /** How many vectors wait to enter the graph. */
@@ -266,8 +351,14 @@ export class SearchIndex {
     this.#annPending.clear();
   }
 
-  #rank(found: SlotScores, query: SearchQuery): ScoredDoc[] {
-    return this.#top(found, query).map((i) => ({ id: this.#ids[found.slots[i]!]!, score: found.scores[i]! }));
+  #rank(found: SlotScores, query: SearchQuery, best?: Map<number, number>): ScoredDoc[] {
+    return this.#top(found, query).map((i) => {
+      const slot = found.slots[i]!;
+      const hit: ScoredDoc = { id: this.#ids[slot]!, score: found.scores[i]! };
+      const passage = best?.get(slot);
+      if (passage !== undefined) hit.passage = this.#passages[slot]!.indexOf(passage);
+      return hit;
+    });
   }
 
   /** The `count` best of `found`. */
@@ -286,33 +377,59 @@ export class SearchIndex {
     }
   }
 
-  #fill(id: string, content: DocContent, vector: Float32Array): number {
+  *#occupiedPassages(): Generator<number> {
+    for (let passage = 0; passage < this.#owners.length; passage++) {
+      if (this.#owners[passage] !== -1) yield passage;
+    }
+  }
+
+  /** Puts a document in a free slot and its passages in free passage slots; returns the passage slots. */
+  #fill(id: string, doc: IndexedDoc): number[] {
     const slot = this.#free.pop() ?? this.#ids.length;
+    const content: DocContent = { text: doc.text };
+    if (doc.metadata !== undefined) content.metadata = doc.metadata;
+    const whole = doc.passages.length === 1 && doc.passages[0]!.start === 0 && doc.passages[0]!.end === doc.text.length;
+    if (!whole) content.spans = Uint32Array.from(doc.passages.flatMap(({ start, end }) => [start, end]));
+    const passages = doc.passages.map(({ vector }) => {
+      const passage = this.#freePassages.pop() ?? this.#owners.length;
+      this.#owners[passage] = slot;
+      this.#vectors.set(passage, vector);
+      return passage;
+    });
+    this.#passageCount += passages.length;
     this.#ids[slot] = id;
     this.#contents[slot] = content;
+    this.#passages[slot] = passages;
     this.#slots.set(id, slot);
-    this.#vectors.set(slot, vector);
     this.#text.add(slot, content.text);
     this.#contentBytes += contentBytes(id, content);
-    return slot;
+    return passages;
   }
 
   #clear(id: string, slot: number): void {
     this.#text.remove(slot, this.#contents[slot]!.text);
     this.#contentBytes -= contentBytes(id, this.#contents[slot]!);
-    if (!this.#annPending.delete(slot)) this.#ann?.remove(slot);
+    for (const passage of this.#passages[slot]!) {
+      if (!this.#annPending.delete(passage)) this.#ann?.remove(passage);
+      this.#owners[passage] = -1;
+      this.#freePassages.push(passage);
+    }
+    this.#passageCount -= this.#passages[slot]!.length;
     this.#ids[slot] = undefined;
     this.#contents[slot] = undefined;
+    this.#passages[slot] = undefined;
     this.#slots.delete(id);
     this.#free.push(slot);
   }
 }
 
-/** Memory per slot beyond its document: its place in the arrays and the id map. */
-const BYTES_PER_SLOT = 64;
+/** Memory per slot beyond its document: its place in the arrays, the id map and its list of passages. */
+const BYTES_PER_SLOT = 96;
+/** Memory per passage slot beyond its vector: its owner and its place in the document's list. */
+const BYTES_PER_PASSAGE = 16;
 
 /** The estimated memory of a document's id, text and metadata (UTF-16 strings, metadata as JSON). */
 function contentBytes(id: string, content: DocContent): number {
   const metadata = content.metadata === undefined ? 0 : JSON.stringify(content.metadata).length;
-  return 2 * (id.length + content.text.length + metadata) + 96;
+  return 2 * (id.length + content.text.length + metadata) + 96 + (content.spans?.byteLength ?? 0);
 }

@@ -1,7 +1,7 @@
 /**
- * The snapshot format of an index's search state: its documents by slot (id, text, metadata as JSON, term count),
- * their vectors as float32 (each stored once), the full-text postings, and the HNSW graph (empty when the index has
- * none), so that a load rebuilds nothing it can read.
+ * The snapshot format of an index's search state: its documents by slot (id, text, metadata as JSON, term count, and
+ * their passages' slots, spans and vectors as float32, each stored once), the full-text postings, and the HNSW graph
+ * of passages (empty when the index has none), so that a load rebuilds nothing it can read.
  */
 import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
@@ -9,11 +9,11 @@ import { type DocContent, SearchIndex } from "./search_index.ts";
 import { type Posting, TextIndex } from "./text_index.ts";
 import { VectorStore } from "./vector_store.ts";
 
-const FORMAT = "quire-search-2";
+const FORMAT = "quire-search-3";
 
 /** Encodes an index's search state. */
 export function encodeSearchSnapshot(index: SearchIndex): Uint8Array {
-  const { revision, ids, contents, vectors, text, ann } = index.parts();
+  const { revision, ids, contents, passages, vectors, text, ann } = index.parts();
   const out = new ByteWriter();
   out.string(FORMAT);
   out.f64(revision);
@@ -32,7 +32,10 @@ export function encodeSearchSnapshot(index: SearchIndex): Uint8Array {
     out.string(content.text);
     out.string(content.metadata === undefined ? "" : JSON.stringify(content.metadata));
     out.u32(text.length(slot));
-    out.words(vectors.row(slot));
+    out.words(content.spans ?? new Uint32Array(0));
+    const rows = passages[slot]!;
+    out.words(Uint32Array.from(rows));
+    for (const row of rows) out.words(vectors.row(row));
   }
   // Terms are never empty, so an empty one ends the postings.
   for (const { term, slots, counts } of text.postings()) {
@@ -58,6 +61,7 @@ export function decodeSearchSnapshot(bytes: Uint8Array, options: { graphs?: AnnG
   const dims = input.u32();
   const ids: (string | undefined)[] = Array.from({ length: slots }, () => undefined);
   const contents: (DocContent | undefined)[] = Array.from({ length: slots }, () => undefined);
+  const passages: (number[] | undefined)[] = Array.from({ length: slots }, () => undefined);
   const lengths = new Uint32Array(slots);
   const vectors = new VectorStore();
   vectors.reserve(slots, dims);
@@ -67,9 +71,14 @@ export function decodeSearchSnapshot(bytes: Uint8Array, options: { graphs?: AnnG
     ids[slot] = input.string();
     const text = input.string();
     const metadata = input.string();
-    contents[slot] = metadata === "" ? { text } : { text, metadata: JSON.parse(metadata) };
+    const content: DocContent = metadata === "" ? { text } : { text, metadata: JSON.parse(metadata) };
     lengths[slot] = input.u32();
-    vectors.set(slot, input.floats());
+    const spans = input.uints();
+    if (spans.length > 0) content.spans = spans.slice();
+    contents[slot] = content;
+    const rows = Array.from(input.uints());
+    for (const row of rows) vectors.set(row, input.floats());
+    passages[slot] = rows;
     docs++;
   }
   const postings: Posting[] = [];
@@ -80,5 +89,5 @@ export function decodeSearchSnapshot(bytes: Uint8Array, options: { graphs?: AnnG
   const graph = input.run();
   const { graphs } = options;
   const ann = graph.byteLength === 0 || graphs === undefined ? undefined : graphs.load(graph, dims);
-  return new SearchIndex({ revision, ids, contents, vectors, text, ann, graphs });
+  return new SearchIndex({ revision, ids, contents, passages, vectors, text, ann, graphs });
 }

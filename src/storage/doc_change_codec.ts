@@ -1,74 +1,70 @@
 /**
- * A compact binary encoding of document changes, used for staged writes and for index snapshots. Each entry is
- * `u32 idLength, id (UTF-8), u32 previousParts, u8 present`, and when present
- * `u32 jsonLength, {text, metadata?, hash} (UTF-8 JSON), u32 dims, dims × float32 (little-endian)`.
- * Vectors are stored once, as float32, never as JSON numbers.
+ * A compact binary encoding of documents and document changes, used for document records, staged writes, the change
+ * log and export. A document is `{text, metadata?}` as UTF-8 JSON, then its passages: their spans as uint32 pairs and
+ * their vectors as float32 (little-endian), each stored once, never as JSON numbers. A change is the document id, how
+ * many record parts the document had before, and the document, or nothing for a deletion.
  */
 import type { DocChange, StoredDoc } from "./doc_records.ts";
-import { concatBytes } from "../util/concat_bytes.ts";
+import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+/** The `present` byte of a change that carries a document; 1 was a single-vector format that is no longer written. */
+const WITH_DOC = 2;
 
 /** Encodes changes into one byte array. */
 export function encodeDocChanges(changes: Iterable<DocChange>): Uint8Array {
-  const parts: Uint8Array[] = [];
+  const out = new ByteWriter();
   for (const change of changes) {
-    const id = encoder.encode(change.id);
-    const json = change.doc === null ? undefined : encoder.encode(JSON.stringify(contentOf(change.doc)));
-    const dims = change.doc?.vector.length ?? 0;
-    const size = 4 + id.byteLength + 4 + 1 + (json === undefined ? 0 : 4 + json.byteLength + 4 + dims * 4);
-    const bytes = new Uint8Array(size);
-    const view = new DataView(bytes.buffer);
-    let offset = 0;
-    view.setUint32(offset, id.byteLength, true);
-    bytes.set(id, offset += 4);
-    view.setUint32(offset += id.byteLength, change.previousParts, true);
-    view.setUint8(offset += 4, json === undefined ? 0 : 1);
-    offset += 1;
-    if (json !== undefined && change.doc !== null) {
-      view.setUint32(offset, json.byteLength, true);
-      bytes.set(json, offset += 4);
-      view.setUint32(offset += json.byteLength, dims, true);
-      offset += 4;
-      const vector = change.doc.vector;
-      bytes.set(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), offset);
-      offset += vector.byteLength;
-    }
-    parts.push(bytes);
+    out.string(change.id);
+    out.u32(change.previousParts);
+    out.u8(change.doc === null ? 0 : WITH_DOC);
+    if (change.doc !== null) writeStoredDoc(out, change.doc);
   }
-  return concatBytes(parts);
+  // A copy of its own: a view would carry the writer's whole buffer into any KV value it is stored in.
+  return out.bytes().slice();
 }
 
 /** Decodes what {@link encodeDocChanges} wrote. */
 export function decodeDocChanges(bytes: Uint8Array): DocChange[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const input = new ByteReader(bytes);
   const changes: DocChange[] = [];
-  let offset = 0;
-  while (offset < bytes.byteLength) {
-    const idLength = view.getUint32(offset, true);
-    const id = decoder.decode(bytes.subarray(offset += 4, offset += idLength));
-    const previousParts = view.getUint32(offset, true);
-    const present = view.getUint8(offset += 4);
-    offset += 1;
-    let doc: StoredDoc | null = null;
-    if (present === 1) {
-      const jsonLength = view.getUint32(offset, true);
-      const content = JSON.parse(decoder.decode(bytes.subarray(offset += 4, offset += jsonLength)));
-      const dims = view.getUint32(offset, true);
-      offset += 4;
-      // One copy of the bytes, viewed as float32 (little-endian, as every platform Deno runs on).
-      const vector = new Float32Array(bytes.slice(offset, offset + dims * 4).buffer);
-      offset += dims * 4;
-      doc = { ...content, vector };
-    }
-    changes.push({ id, doc, previousParts });
+  while (!input.done) {
+    const id = input.string();
+    const previousParts = input.u32();
+    const present = input.u8();
+    if (present !== 0 && present !== WITH_DOC) throw new Error(`Unknown document change format ${present}`);
+    changes.push({ id, doc: present === 0 ? null : readStoredDoc(input), previousParts });
   }
   return changes;
 }
 
-function contentOf(doc: StoredDoc): Omit<StoredDoc, "vector"> {
-  return doc.metadata === undefined
-    ? { text: doc.text, hash: doc.hash }
-    : { text: doc.text, metadata: doc.metadata, hash: doc.hash };
+/** Encodes one document on its own. */
+export function encodeStoredDoc(doc: StoredDoc): Uint8Array {
+  const out = new ByteWriter();
+  writeStoredDoc(out, doc);
+  return out.bytes().slice();
+}
+
+/** Decodes what {@link encodeStoredDoc} wrote. */
+export function decodeStoredDoc(bytes: Uint8Array): StoredDoc {
+  return readStoredDoc(new ByteReader(bytes));
+}
+
+/** Writes a document: its content as JSON, then its passages' spans and vectors. */
+export function writeStoredDoc(out: ByteWriter, doc: StoredDoc): void {
+  out.string(
+    JSON.stringify(doc.metadata === undefined ? { text: doc.text } : { text: doc.text, metadata: doc.metadata }),
+  );
+  out.words(Uint32Array.from(doc.passages.flatMap(({ start, end }) => [start, end])));
+  for (const passage of doc.passages) out.words(passage.vector);
+}
+
+/** Reads what {@link writeStoredDoc} wrote; vectors are copies, so that they keep no larger buffer alive. */
+export function readStoredDoc(input: ByteReader): StoredDoc {
+  const content: { text: string; metadata?: Record<string, unknown> } = JSON.parse(input.string());
+  const spans = input.uints();
+  const passages = [];
+  for (let i = 0; i < spans.length; i += 2) {
+    passages.push({ start: spans[i]!, end: spans[i + 1]!, vector: input.floats().slice() });
+  }
+  return { ...content, passages };
 }

@@ -1,20 +1,40 @@
 /**
- * How a document lives in Deno KV: part 0 (the head) holds its content hash, vector, metadata and the first piece of
- * its text; long texts continue in parts 1..n-1, so that no value passes the 64 KiB limit.
+ * How a document lives in Deno KV: its encoding (`doc_change_codec.ts`: text, metadata, passages and their vectors) in
+ * parts of at most 60 KiB, so that no value passes the 64 KiB limit. Part 0, the head, also says how many parts and
+ * passages there are.
  */
 import { docPartKey, docsPrefix } from "./kv_keys.ts";
-import { readInGroups } from "./kv_batches.ts";
+import { MAX_CHUNK_BYTES, readInGroups } from "./kv_batches.ts";
+import { decodeStoredDoc, encodeStoredDoc } from "./doc_change_codec.ts";
+import { concatBytes } from "../util/concat_bytes.ts";
 
-/** A document as stored: its content, the hash of its text and its embedding. */
-export interface StoredDoc {
-  text: string;
-  metadata?: Record<string, unknown>;
-  hash: string;
+/** A stretch of a document's text and its vector. */
+export interface Passage {
+  /** Where it starts in the text, in UTF-16 code units. */
+  start: number;
+  /** Where it ends in the text, in UTF-16 code units (exclusive). */
+  end: number;
   vector: Float32Array;
 }
 
+/** A document as stored: its content and its passages, which cover its text. */
+export interface StoredDoc {
+  text: string;
+  metadata?: Record<string, unknown>;
+  passages: Passage[];
+}
+
 /** The head part of a stored document. */
-export interface DocHead {
+export type DocHead = CurrentHead | LegacyHead;
+
+interface CurrentHead {
+  parts: number;
+  passages: number;
+  body: Uint8Array;
+}
+
+/** A head written before passages: one vector for the whole text, and the text in parts 1..n-1. */
+interface LegacyHead {
   hash: string;
   parts: number;
   vector: Uint8Array;
@@ -28,9 +48,6 @@ export interface DocChange {
   doc: StoredDoc | null;
   previousParts: number;
 }
-
-/** Characters of text per part; a UTF-16 piece of this length stays far below the value limit. */
-const TEXT_PIECE_CHARS = 8192;
 
 /** Builds the KV mutations that apply one change. */
 export function changeMutations(indexId: string, change: DocChange): Deno.KvMutation[] {
@@ -48,20 +65,18 @@ export function changeMutations(indexId: string, change: DocChange): Deno.KvMuta
 }
 
 function docParts(doc: StoredDoc): unknown[] {
-  const pieces: string[] = [];
-  for (let offset = 0; offset === 0 || offset < doc.text.length; offset += TEXT_PIECE_CHARS) {
-    pieces.push(doc.text.slice(offset, offset + TEXT_PIECE_CHARS));
+  const body = encodeStoredDoc(doc);
+  const pieces: Uint8Array[] = [];
+  for (let offset = 0; offset === 0 || offset < body.byteLength; offset += MAX_CHUNK_BYTES) {
+    pieces.push(body.slice(offset, offset + MAX_CHUNK_BYTES));
   }
-  const head: DocHead = {
-    hash: doc.hash,
-    parts: pieces.length,
-    vector: new Uint8Array(
-      doc.vector.buffer.slice(doc.vector.byteOffset, doc.vector.byteOffset + doc.vector.byteLength),
-    ),
-    text: pieces[0]!,
-  };
-  if (doc.metadata !== undefined) head.metadata = JSON.stringify(doc.metadata);
+  const head: CurrentHead = { parts: pieces.length, passages: doc.passages.length, body: pieces[0]! };
   return [head, ...pieces.slice(1)];
+}
+
+/** How many passages a stored document has. */
+export function passageCountOf(head: DocHead): number {
+  return "passages" in head ? head.passages : 1;
 }
 
 /** Reads the heads of the given documents; missing documents are absent from the map. */
@@ -82,9 +97,9 @@ export async function readDocs(kv: Deno.Kv, indexId: string, ids: string[]): Pro
   for (const id of ids) {
     const head = heads.get(id);
     if (head === undefined) continue;
-    const rest: string[] = [];
+    const rest: (string | Uint8Array)[] = [];
     for (let part = 1; part < head.parts; part++) {
-      const entry = await kv.get<string>(docPartKey(indexId, id, part));
+      const entry = await kv.get<string | Uint8Array>(docPartKey(indexId, id, part));
       rest.push(entry.value ?? "");
     }
     docs.push([id, assembleDoc(head, rest)]);
@@ -96,12 +111,12 @@ export async function readDocs(kv: Deno.Kv, indexId: string, ids: string[]): Pro
 export async function* listDocs(kv: Deno.Kv, indexId: string, after?: string): AsyncGenerator<[string, StoredDoc]> {
   let id: string | undefined;
   let head: DocHead | undefined;
-  let rest: string[] = [];
+  let rest: (string | Uint8Array)[] = [];
   // "\0" is the least suffix, so ids after `after` (and none of its parts) sort from there on.
   const selector = after === undefined
     ? { prefix: docsPrefix(indexId) }
     : { prefix: docsPrefix(indexId), start: [...docsPrefix(indexId), `${after}\0`] };
-  for await (const entry of kv.list<DocHead | string>(selector, { batchSize: 500 })) {
+  for await (const entry of kv.list<DocHead | string | Uint8Array>(selector, { batchSize: 500 })) {
     const entryId = entry.key[2] as string;
     if (entry.key[3] === 0) {
       if (id !== undefined && head !== undefined) yield [id, assembleDoc(head, rest)];
@@ -109,24 +124,18 @@ export async function* listDocs(kv: Deno.Kv, indexId: string, after?: string): A
       head = entry.value as DocHead;
       rest = [];
     } else if (entryId === id) {
-      rest.push(entry.value as string);
+      rest.push(entry.value as string | Uint8Array);
     }
   }
   if (id !== undefined && head !== undefined) yield [id, assembleDoc(head, rest)];
 }
 
-function assembleDoc(head: DocHead, rest: string[]): StoredDoc {
-  const doc: StoredDoc = {
-    text: head.text + rest.join(""),
-    hash: head.hash,
-    vector: vectorOf(head),
-  };
+function assembleDoc(head: DocHead, rest: (string | Uint8Array)[]): StoredDoc {
+  if ("body" in head) return decodeStoredDoc(concatBytes([head.body, ...rest as Uint8Array[]]));
+  const text = head.text + rest.join("");
+  const bytes = head.vector;
+  const vector = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const doc: StoredDoc = { text, passages: [{ start: 0, end: text.length, vector }] };
   if (head.metadata !== undefined) doc.metadata = JSON.parse(head.metadata);
   return doc;
-}
-
-/** The float32 vector of a stored head. */
-export function vectorOf(head: DocHead): Float32Array {
-  const bytes = head.vector;
-  return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }

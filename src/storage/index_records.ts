@@ -16,6 +16,7 @@ import {
 } from "./kv_batches.ts";
 import { logMutation } from "./change_log.ts";
 import { newTimedId } from "./timed_id.ts";
+import type { PassageSettings } from "../passages/passage_settings.ts";
 
 /** A staged batch of changes that the record has made visible but the document records do not show yet. */
 export interface PendingBatch {
@@ -26,8 +27,8 @@ export interface PendingBatch {
 /** A `wait: false` write that runs from the job queue: while running, and after failing until the next write. */
 export interface IndexJob {
   id: string;
-  /** `create` shows the index as `Building`, `add` as `Updating`. */
-  kind: "create" | "add";
+  /** `create` shows the index as `Building`, `add` and `reembed` as `Updating`. */
+  kind: "create" | "add" | "reembed";
   state: "running" | "failed";
   done: number;
   total: number;
@@ -48,6 +49,10 @@ export interface IndexRecord {
   /** Counts successful document writes; shown as the index `version`. */
   revision: number;
   docCount: number;
+  /** How many passages (and so vectors) the documents have; absent in a record written before passages: `docCount`. */
+  passageCount?: number;
+  /** How texts split into passages, when set at creation; the defaults for the model otherwise. */
+  passages?: PassageSettings;
   createdAt: string;
   updatedAt: string;
   pending?: PendingBatch;
@@ -99,6 +104,47 @@ export async function readSettledIndex(
 }
 
 /**
+ * Starts building an index's documents under `indexId`, which no record names yet: its marker lets garbage collection
+ * find them if the builder dies before {@link publishBuiltIndex} or {@link swapBuiltIndex}.
+ */
+export async function startBuild(kv: Deno.Kv, indexId: string): Promise<void> {
+  await kv.set(trashKey(indexId), { reason: "building", since: Date.now() } satisfies TrashMarker);
+}
+
+/** Writes document changes under an index id that is being built, in as many commits as they need. */
+export async function writeBuiltDocs(kv: Deno.Kv, indexId: string, changes: DocChange[]): Promise<void> {
+  await commitInBatches(kv, changes.flatMap((change) => changeMutations(indexId, change)));
+}
+
+/** Gives up a build: its documents are garbage from now on. */
+export async function abandonBuild(kv: Deno.Kv, indexId: string): Promise<void> {
+  await kv.set(trashKey(indexId), { reason: "deleted", since: Date.now() } satisfies TrashMarker);
+}
+
+/** Makes a built index visible under its name; false, leaving the build to abandon, when the name is taken. */
+export async function publishBuiltIndex(kv: Deno.Kv, record: IndexRecord): Promise<boolean> {
+  const key = indexKey(record.projectId, record.name);
+  const result = await kv.atomic().check({ key, versionstamp: null }).set(key, record).delete(trashKey(record.id))
+    .commit();
+  return result.ok;
+}
+
+/**
+ * Points an index's record at a built index id in place of its current one, if the record is still `current`; the
+ * old id's data becomes garbage in the same commit.
+ */
+export async function swapBuiltIndex(
+  kv: Deno.Kv,
+  current: Deno.KvEntry<IndexRecord>,
+  next: IndexRecord,
+): Promise<boolean> {
+  const deleted: TrashMarker = { reason: "deleted", since: Date.now() };
+  const result = await kv.atomic().check(current).set(current.key, next).delete(trashKey(next.id))
+    .set(trashKey(current.value.id), deleted).commit();
+  return result.ok;
+}
+
+/**
  * Creates an index record with its first documents. Returns false, leaving nothing behind, when the name is taken.
  */
 export async function createIndexRecord(kv: Deno.Kv, record: IndexRecord, changes: DocChange[]): Promise<boolean> {
@@ -110,15 +156,12 @@ export async function createIndexRecord(kv: Deno.Kv, record: IndexRecord, change
       .commit();
     return result.ok;
   }
-  // The documents are written under a fresh index id that nothing points to yet; the marker lets garbage collection
-  // find them if this process dies before the record is committed.
-  const marker: TrashMarker = { reason: "building", since: Date.now() };
-  await kv.set(trashKey(record.id), marker);
+  // The documents are written under a fresh index id that nothing points to yet.
+  await startBuild(kv, record.id);
   await commitInBatches(kv, mutations);
-  const result = await kv.atomic().check({ key, versionstamp: null }).set(key, record).delete(trashKey(record.id))
-    .commit();
-  if (!result.ok) await kv.set(trashKey(record.id), { ...marker, reason: "deleted" } satisfies TrashMarker);
-  return result.ok;
+  const published = await publishBuiltIndex(kv, record);
+  if (!published) await abandonBuild(kv, record.id);
+  return published;
 }
 
 /**

@@ -17,6 +17,8 @@ export interface IndexJobMessage {
   jobId: string;
   chunks: number;
   upsert: boolean;
+  /** A re-embedding job's model; such a job stages no documents. */
+  reembedModelId?: string;
 }
 
 /** Whether a queue message is a job message. */

@@ -3,7 +3,7 @@
  * each read the settled record (404 once it is gone) and commit with a check on it.
  */
 import type { ServiceContext } from "../context.ts";
-import { indexNotFound } from "../api/index_errors.ts";
+import { indexNotFound, indexReembedding } from "../api/index_errors.ts";
 import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
 import { retryOnConflict } from "./conflict_retries.ts";
 
@@ -16,6 +16,11 @@ export interface IndexTarget {
 /** The key under which writes to one index are serialised within this process. */
 export function indexLockKey(target: IndexTarget): string {
   return JSON.stringify([target.projectId, target.indexName]);
+}
+
+/** Whether a re-embedding job runs on the index, during which its documents stay as they are. */
+export function isReembedding(record: IndexRecord): boolean {
+  return record.job?.state === "running" && record.job.kind === "reembed";
 }
 
 /**
@@ -34,6 +39,7 @@ export async function writeToIndex<T>(
       retryOnConflict({ indexName, metrics: ctx.metrics }, async () => {
         const entry = await readSettledIndex(ctx.kv, projectId, indexName);
         if (entry.value === null) throw indexNotFound(indexName);
+        if (isReembedding(entry.value)) throw indexReembedding(indexName);
         return await attempt(entry as Deno.KvEntry<IndexRecord>);
       }),
   );

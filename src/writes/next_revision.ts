@@ -5,6 +5,8 @@ import type { IndexRecord } from "../storage/index_records.ts";
 export interface RevisionChange {
   /** Documents added minus documents removed. */
   docDelta: number;
+  /** Passages added minus passages removed. */
+  passageDelta: number;
   /** The queued job that this write finishes, if any. */
   jobId?: string;
 }
@@ -19,6 +21,7 @@ export function nextRevision(index: IndexRecord, change: RevisionChange): IndexR
     ...rest,
     revision: index.revision + 1,
     docCount: index.docCount + change.docDelta,
+    passageCount: (index.passageCount ?? index.docCount) + change.passageDelta,
     updatedAt: nextTimestamp(index.updatedAt),
   };
   if (job?.state === "running" && job.id !== change.jobId) next.job = job;

@@ -2,14 +2,14 @@
 import type { ServiceContext } from "../context.ts";
 import type { DocInput } from "../api/request_schemas.ts";
 import type { AddDocsResult } from "../api/response_schemas.ts";
-import { indexNotFound } from "../api/index_errors.ts";
-import { type DocChange, readDocHeads, vectorOf } from "../storage/doc_records.ts";
+import { indexNotFound, indexReembedding } from "../api/index_errors.ts";
+import { type DocChange, passageCountOf, readDocHeads, readDocs } from "../storage/doc_records.ts";
 import { commitIndexChanges, readSettledIndex } from "../storage/index_records.ts";
 import { nextRevision } from "./next_revision.ts";
 import { noteCommittedWrite } from "./committed_write.ts";
-import { toStoredDocs } from "./stored_docs.ts";
-import { indexModelId } from "./index_model.ts";
-import { type IndexTarget, writeToIndex } from "./index_write.ts";
+import { StoredDocBuilder } from "./stored_docs.ts";
+import { checkDocVectors, indexEmbedding } from "./index_embedding.ts";
+import { type IndexTarget, isReembedding, writeToIndex } from "./index_write.ts";
 
 /** Documents to write into an index. */
 export interface DocWrite extends IndexTarget {
@@ -32,7 +32,7 @@ export class JobLostError extends Error {
   }
 }
 
-/** Texts embedded per step of a write, between progress reports. */
+/** Documents embedded per step of a write, between progress reports. */
 const EMBEDDING_STEP = 256;
 
 /**
@@ -41,15 +41,18 @@ const EMBEDDING_STEP = 256;
  */
 export async function writeDocs(ctx: ServiceContext, write: DocWrite): Promise<AddDocsResult> {
   const { projectId, indexName, docs, upsert } = write;
-  const known = new Map<string, Float32Array>();
   const first = await readSettledIndex(ctx.kv, projectId, indexName);
   if (first.value === null) throw indexNotFound(indexName);
-  const modelId = indexModelId(ctx, first.value);
-  const firstHeads = await readDocHeads(ctx.kv, first.value.id, docs.map((doc) => doc.id));
-  for (const head of firstHeads.values()) known.set(head.hash, vectorOf(head));
-  const toEmbed = upsert ? docs : docs.filter((doc) => !firstHeads.has(doc.id));
+  if (isReembedding(first.value) && write.job === undefined) throw indexReembedding(indexName);
+  await checkDocVectors(ctx, first.value, docs);
+  const builder = new StoredDocBuilder(ctx, await indexEmbedding(ctx, first.value));
+  // The current versions' passages, so that passages whose text is unchanged keep their vectors.
+  const current = await readDocs(ctx.kv, first.value.id, docs.map((doc) => doc.id));
+  for (const [, doc] of current) builder.remember(doc);
+  const existing = new Set(current.map(([id]) => id));
+  const toEmbed = upsert ? docs : docs.filter((doc) => !existing.has(doc.id));
   for (let done = 0; done < toEmbed.length; done += EMBEDDING_STEP) {
-    await toStoredDocs(ctx, modelId, toEmbed.slice(done, done + EMBEDDING_STEP), known);
+    await builder.build(toEmbed.slice(done, done + EMBEDDING_STEP));
     await write.onProgress?.(Math.min(done + EMBEDDING_STEP, toEmbed.length), toEmbed.length);
   }
   return await writeToIndex(ctx, write, async (entry) => {
@@ -61,14 +64,16 @@ export async function writeDocs(ctx: ServiceContext, write: DocWrite): Promise<A
     }
     const heads = await readDocHeads(ctx.kv, index.id, docs.map((doc) => doc.id));
     const written = upsert ? docs : docs.filter((doc) => !heads.has(doc.id));
-    const stored = await toStoredDocs(ctx, modelId, written, known);
+    const stored = await builder.build(written);
     const changes: DocChange[] = written.map((doc, i) => ({
       id: doc.id,
       doc: stored[i]!,
       previousParts: heads.get(doc.id)?.parts ?? 0,
     }));
     const added = written.filter((doc) => !heads.has(doc.id)).length;
-    const next = nextRevision(index, { docDelta: added, jobId: write.job?.id });
+    const passageDelta = stored.reduce((sum, doc) => sum + doc.passages.length, 0) -
+      written.reduce((sum, doc) => sum + (heads.has(doc.id) ? passageCountOf(heads.get(doc.id)!) : 0), 0);
+    const next = nextRevision(index, { docDelta: added, passageDelta, jobId: write.job?.id });
     const logBytes = await commitIndexChanges(ctx.kv, entry, changes, next);
     if (logBytes === null) return undefined;
     noteCommittedWrite(ctx, { before: index, after: next, changes, logBytes });

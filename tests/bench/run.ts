@@ -262,7 +262,7 @@ try {
     // The corpus only: the recall queries were answered before the queued write (7) added its documents.
     if (!id.startsWith("doc")) continue;
     ids.push(id);
-    vectors.push(doc.vector);
+    vectors.push(doc.passages[0]!.vector);
   }
   kv.close();
   line(

@@ -54,11 +54,11 @@ async function compareEmbedding(dir: string): Promise<void> {
 
 async function compareScan(docs: number): Promise<void> {
   const next = random(5);
-  const changes = Array.from({ length: docs }, (_, i) => ({
-    id: `d${i}`,
-    doc: { text: `w${i % 97}`, hash: "", vector: Float32Array.from({ length: 384 }, () => next() - 0.5) },
-    previousParts: 0,
-  }));
+  const changes = Array.from({ length: docs }, (_, i) => {
+    const text = `w${i % 97}`;
+    const vector = Float32Array.from({ length: 384 }, () => next() - 0.5);
+    return { id: `d${i}`, doc: { text, passages: [{ start: 0, end: text.length, vector }] }, previousParts: 0 };
+  });
   for (const graphs of [undefined, await loadAnnGraphs()]) {
     const index = new SearchIndex({ revision: 1, graphs });
     for (let i = 0; i < docs; i += 1000) index.apply(changes.slice(i, i + 1000));

@@ -1,0 +1,98 @@
+/**
+ * Splits a text into passages that fit a model's window, counted in the model's own tokens. Passages are made of whole
+ * sentences where they fit, of words within a longer sentence, and of pieces of a word longer than a passage. Each
+ * passage after the first opens with the last sentences of the one before: up to `overlapTokens` tokens of them, and
+ * at least the last one when it is shorter than half a passage.
+ */
+import type { ModelTokens } from "../embedding/embedder.ts";
+import type { PassageSettings } from "./passage_settings.ts";
+
+/** Where a passage lies in its document's text, in UTF-16 code units: `text.slice(start, end)`. */
+export interface PassageSpan {
+  start: number;
+  end: number;
+}
+
+/** A run of text that stays whole within a passage, and its tokens. */
+interface Unit {
+  start: number;
+  end: number;
+  tokens: number;
+}
+
+const sentences = new Intl.Segmenter("en", { granularity: "sentence" });
+
+/**
+ * The passages of `text`, in order. They cover the text from start to end (an empty text is one empty passage), and
+ * each holds at most `settings.maxTokens` tokens with the model's special tokens.
+ */
+export function splitPassages(text: string, tokens: ModelTokens, settings: PassageSettings): PassageSpan[] {
+  const budget = settings.maxTokens - tokens.specialTokens;
+  const units = fitUnits(text, [...sentences.segment(text)].map(({ index, segment }) => span(index, segment)), {
+    tokens,
+    budget,
+  });
+  if (units.length === 0) return [{ start: 0, end: text.length }];
+  const passages: PassageSpan[] = [];
+  for (let first = 0; first < units.length;) {
+    let end = first;
+    let sum = 0;
+    while (end < units.length && (end === first || sum + units[end]!.tokens <= budget)) sum += units[end++]!.tokens;
+    // Token counts of pieces may not add up to the count of the whole (a tokenizer may merge across them).
+    while (end - first > 1 && tokens.count([text.slice(units[first]!.start, units[end - 1]!.end)])[0]! > budget) {
+      end--;
+    }
+    passages.push({ start: units[first]!.start, end: units[end - 1]!.end });
+    if (end === units.length) break;
+    first = Math.max(first + 1, overlapStart(units, first, end, settings.overlapTokens, budget));
+  }
+  return passages;
+}
+
+/** Where the passage after `units[first..end)` starts, so that it repeats the last units of this one. */
+function overlapStart(units: Unit[], first: number, end: number, overlapTokens: number, budget: number): number {
+  let start = end;
+  let overlap = 0;
+  while (start - 1 > first && overlap + units[start - 1]!.tokens <= overlapTokens) overlap += units[--start]!.tokens;
+  if (start === end && end - 1 > first && units[end - 1]!.tokens < budget / 2) start = end - 1;
+  return start;
+}
+
+interface Fitting {
+  tokens: ModelTokens;
+  budget: number;
+}
+
+/** Counts the tokens of `spans`, splitting any that do not fit into words, and words into pieces, until all fit. */
+function fitUnits(text: string, spans: PassageSpan[], fitting: Fitting): Unit[] {
+  if (spans.length === 0) return [];
+  const counts = fitting.tokens.count(spans.map(({ start, end }) => text.slice(start, end)));
+  const units: Unit[] = [];
+  spans.forEach(({ start, end }, i) => {
+    const tokens = counts[i]!;
+    const pieces = tokens <= fitting.budget ? [] : splitSpan(text, start, end);
+    // One code point that is more tokens than a passage holds stays whole; `passageSettings` makes that impossible.
+    if (pieces.length < 2) units.push({ start, end, tokens });
+    else units.push(...fitUnits(text, pieces, fitting));
+  });
+  return units;
+}
+
+/** A span split in smaller ones: at the starts of its words when it has several, otherwise in two halves. */
+function splitSpan(text: string, start: number, end: number): PassageSpan[] {
+  const piece = text.slice(start, end);
+  const starts = [...piece.matchAll(/\S+/g)].map((match) => start + match.index).filter((at) => at > start);
+  if (starts.length > 0) {
+    const bounds = [start, ...starts, end];
+    return bounds.slice(1).map((boundary, i) => ({ start: bounds[i]!, end: boundary }));
+  }
+  let middle = start + Math.floor((end - start) / 2);
+  // Never between the two halves of a surrogate pair.
+  if (/[\udc00-\udfff]/.test(text[middle] ?? "")) middle++;
+  if (middle <= start || middle >= end) return [{ start, end }];
+  return [{ start, end: middle }, { start: middle, end }];
+}
+
+function span(index: number, segment: string): PassageSpan {
+  return { start: index, end: index + segment.length };
+}

@@ -1,0 +1,55 @@
+/**
+ * The export format of an index, JSON Lines: a header line with the index's settings, then one line per document
+ * with its id, text, metadata and passages, each passage's vector as base64 of its float32 values (little-endian).
+ */
+import { Buffer } from "node:buffer";
+import type { PassageSettings } from "../passages/passage_settings.ts";
+import type { StoredDoc } from "../storage/doc_records.ts";
+
+/** The first line of an export. */
+export interface ExportHeader {
+  quire: "index";
+  format: 1;
+  name: string;
+  model: { id: string; version: string };
+  passages?: PassageSettings;
+  docCount: number;
+  passageCount: number;
+  exportedAt: string;
+}
+
+/** A document line. */
+export interface ExportedDoc {
+  id: string;
+  text: string;
+  metadata?: Record<string, unknown>;
+  passages: { start: number; end: number; vector: string }[];
+}
+
+/** Whether a line is an export header, which starts each index of a project export. */
+export function isExportHeader(value: unknown): value is ExportHeader {
+  return typeof value === "object" && value !== null && (value as { quire?: unknown }).quire === "index";
+}
+
+/** A stored document as its export line. */
+export function exportedDoc(id: string, doc: StoredDoc): ExportedDoc {
+  const line: ExportedDoc = { id, text: doc.text, passages: [] };
+  if (doc.metadata !== undefined) line.metadata = doc.metadata;
+  line.passages = doc.passages.map(({ start, end, vector }) => ({ start, end, vector: encodeVector(vector) }));
+  return line;
+}
+
+/** A vector as base64 of its float32 bytes. */
+export function encodeVector(vector: Float32Array): string {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64");
+}
+
+/** The vector that {@link encodeVector} wrote; undefined for text that is not base64 of whole float32 values. */
+export function decodeVector(text: string): Float32Array | undefined {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return undefined;
+  const bytes = Buffer.from(text, "base64");
+  if (bytes.byteLength === 0 || bytes.byteLength % 4 !== 0) return undefined;
+  const vector = new Float32Array(bytes.byteLength / 4);
+  new Uint8Array(vector.buffer).set(bytes);
+  return vector.every(Number.isFinite) ? vector : undefined;
+}
