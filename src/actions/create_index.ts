@@ -5,11 +5,11 @@ import { ActionReply } from "../api/action_reply.ts";
 import { ApiError } from "../api/api_error.ts";
 import { indexExists } from "../api/index_errors.ts";
 import { DEFAULT_MODEL_ID, isExternalModel } from "../embedding/model_registry.ts";
-import { passageSettings } from "../passages/passage_settings.ts";
+import { passageTotal } from "../storage/doc_records.ts";
 import { createIndexRecord, type IndexRecord, readIndexRecord } from "../storage/index_records.ts";
 import { indexKey } from "../storage/kv_keys.ts";
 import { StoredDocBuilder } from "../writes/stored_docs.ts";
-import { checkDocVectors, indexEmbedding, modelCall } from "../writes/index_embedding.ts";
+import { checkDocVectors, checkedPassageSettings, indexEmbedding } from "../writes/index_embedding.ts";
 import { indexLockKey } from "../writes/index_write.ts";
 import { enqueueJob } from "../jobs/enqueue_job.ts";
 import { toIndexView } from "./index_view.ts";
@@ -46,8 +46,7 @@ export async function createIndex(ctx: ServiceContext, request: RequestOf<"creat
           "text is not split",
       );
     }
-    const tokens = await modelCall(modelId, () => ctx.embedder.tokens(modelId));
-    record.passages = passageSettings(asked, { id: modelId, ...tokens });
+    record.passages = await checkedPassageSettings(ctx, modelId, asked);
   }
   await checkDocVectors(ctx, record, docs);
   if (request.options?.wait === false) {
@@ -66,7 +65,7 @@ export async function createIndex(ctx: ServiceContext, request: RequestOf<"creat
     const stored = docs.length === 0
       ? []
       : await new StoredDocBuilder(ctx, await indexEmbedding(ctx, record)).build(docs);
-    record.passageCount = stored.reduce((sum, doc) => sum + doc.passages.length, 0);
+    record.passageCount = passageTotal(stored);
     const changes = docs.map((doc, i) => ({ id: doc.id, doc: stored[i]!, previousParts: 0 }));
     if (!await createIndexRecord(ctx.kv, record, changes)) throw indexExists(indexName);
     ctx.records.invalidate(indexKey(projectId, indexName));

@@ -5,9 +5,8 @@ import { ActionReply } from "../api/action_reply.ts";
 import { ApiError } from "../api/api_error.ts";
 import { indexNotFound } from "../api/index_errors.ts";
 import { isExternalModel } from "../embedding/model_registry.ts";
-import { passageSettings } from "../passages/passage_settings.ts";
 import { readSettledIndex } from "../storage/index_records.ts";
-import { modelCall } from "../writes/index_embedding.ts";
+import { checkedPassageSettings } from "../writes/index_embedding.ts";
 import { enqueueJob } from "../jobs/enqueue_job.ts";
 import { requestedModel } from "./model_spec.ts";
 import { toIndexView } from "./index_view.ts";
@@ -34,8 +33,7 @@ export async function reembedIndex(ctx: ServiceContext, request: RequestOf<"reem
     );
   }
   if (record.passages !== undefined && modelId !== record.modelId) {
-    const tokens = await modelCall(modelId, () => ctx.embedder.tokens(modelId));
-    passageSettings(record.passages, { id: modelId, ...tokens });
+    await checkedPassageSettings(ctx, modelId, record.passages);
   }
   const queued = await enqueueJob(ctx, { kind: "reembed", projectId, indexName, docs: [], upsert: true, modelId });
   return ActionReply.json(toIndexView(queued), { status: 202 });

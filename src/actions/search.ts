@@ -4,7 +4,7 @@ import { DEFAULT_HIT_FIELDS, type RequestOf } from "../api/request_schemas.ts";
 import type { SearchHit, SearchResult } from "../api/response_schemas.ts";
 import { ApiError } from "../api/api_error.ts";
 import { readSettledIndex } from "../storage/index_records.ts";
-import type { IndexRecord } from "../storage/index_records.ts";
+import type { SearchMode } from "../search/search_mode.ts";
 import type { ScoredDoc, SearchIndex } from "../search/search_index.ts";
 import { indexNotFound } from "../api/index_errors.ts";
 import { isExternalModel } from "../embedding/model_registry.ts";
@@ -21,13 +21,16 @@ export async function search(ctx: ServiceContext, request: RequestOf<"search">):
   const mode = request.mode ?? "hybrid";
   const query = request.query ?? "";
   // 409 at once when the server no longer runs the index's model version, even for an empty index.
-  if (mode !== "fulltext") indexModelId(ctx, record);
+  const modelId = mode === "fulltext" ? undefined : indexModelId(ctx, record);
+  const queryVectorOf = modelId === undefined
+    ? undefined
+    : () => vectorOf(ctx, { indexName: record.name, modelId, mode, query, vector: request.vector });
   // The query is embedded while the index loads (a cold load and a first model load overlap).
-  const queryVector = mode === "fulltext" || record.docCount === 0 ? undefined : vectorOf(ctx, record, request);
+  const queryVector = record.docCount === 0 ? undefined : queryVectorOf?.();
   queryVector?.catch(() => {}); // Awaited below, unless the index turns out empty.
   const index = await ctx.indexStates.get(record);
   if (index.size === 0) return { hits: [], total: 0, tookMs: elapsedMs(started) };
-  const vector = mode === "fulltext" ? undefined : await (queryVector ?? vectorOf(ctx, record, request));
+  const vector = await (queryVector ?? queryVectorOf?.());
   const page = index.search({
     mode,
     text: query,
@@ -44,20 +47,28 @@ export async function search(ctx: ServiceContext, request: RequestOf<"search">):
   };
 }
 
+/** What a vector or hybrid search asks of its index's model. */
+interface VectorQuery {
+  indexName: string;
+  modelId: string;
+  mode: SearchMode;
+  query: string;
+  vector: number[] | undefined;
+}
+
 /**
  * The query vector: the request's own, checked against the model's dimensions, or the query embedded; 400 for an
  * external model without one, and for a query longer than the model reads (it is never cut silently).
  */
-async function vectorOf(ctx: ServiceContext, record: IndexRecord, request: RequestOf<"search">): Promise<Float32Array> {
-  const modelId = indexModelId(ctx, record);
+async function vectorOf(ctx: ServiceContext, request: VectorQuery): Promise<Float32Array> {
+  const { indexName, modelId, mode, query } = request;
   const spec = ctx.embedder.spec(modelId)!;
-  const mode = request.mode ?? "hybrid";
   if (request.vector !== undefined) {
     const dimensions = await modelCall(modelId, () => ctx.embedder.dimensions(modelId));
     if (request.vector.length !== dimensions) {
       throw new ApiError(
         400,
-        `Invalid "vector": it has ${request.vector.length} numbers; index "${record.name}" (model "${modelId}") ` +
+        `Invalid "vector": it has ${request.vector.length} numbers; index "${indexName}" (model "${modelId}") ` +
           `takes ${dimensions}`,
       );
     }
@@ -66,13 +77,12 @@ async function vectorOf(ctx: ServiceContext, record: IndexRecord, request: Reque
   if (isExternalModel(spec)) {
     throw new ApiError(
       400,
-      `Missing required field "vector": index "${record.name}" uses external model "${modelId}", so a "${mode}" ` +
+      `Missing required field "vector": index "${indexName}" uses external model "${modelId}", so a "${mode}" ` +
         `search needs the query's vector of ${spec.dimensions} numbers`,
     );
   }
   return await modelCall(modelId, async () => {
     const tokens = await ctx.embedder.tokens(modelId);
-    const query = request.query ?? "";
     const length = tokens.count([query])[0]! + tokens.specialTokens;
     if (length > tokens.window) {
       throw new ApiError(

@@ -5,6 +5,7 @@
  */
 import { QuireClient } from "../../client.ts";
 import { isExportHeader } from "../transfer/export_format.ts";
+import { textLines } from "../util/text_lines.ts";
 
 /** The transfer commands, one per line. */
 export const TRANSFER_COMMANDS =
@@ -45,7 +46,7 @@ export async function importIndexes(
   input: ReadableStream<Uint8Array>,
 ): Promise<string[]> {
   const quire = clientOf(target);
-  const lines = textLines(input)[Symbol.asyncIterator]();
+  const lines = nonBlank(textLines(input))[Symbol.asyncIterator]();
   const imported: string[] = [];
   let next = await lines.next();
   while (!next.done) {
@@ -87,22 +88,12 @@ async function allIndexNames(quire: QuireClient): Promise<string[]> {
   return names;
 }
 
-function isHeaderLine(line: string): boolean {
-  return line.startsWith('{"quire":"index"') && isExportHeader(JSON.parse(line));
+async function* nonBlank(lines: AsyncIterable<string>): AsyncGenerator<string> {
+  for await (const line of lines) if (line.trim() !== "") yield line;
 }
 
-async function* textLines(input: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  let pending = "";
-  for await (const text of input.pipeThrough(new TextDecoderStream())) {
-    pending += text;
-    let end;
-    while ((end = pending.indexOf("\n")) !== -1) {
-      const line = pending.slice(0, end);
-      pending = pending.slice(end + 1);
-      if (line.trim() !== "") yield line;
-    }
-  }
-  if (pending.trim() !== "") yield pending;
+function isHeaderLine(line: string): boolean {
+  return line.startsWith('{"quire":"index"') && isExportHeader(JSON.parse(line));
 }
 
 /** A progress line on a terminal; nothing when stderr is piped. */

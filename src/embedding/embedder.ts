@@ -7,7 +7,7 @@
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { findAppFile } from "../util/app_files.ts";
 import { hashEmbedding } from "./hash_embedding.ts";
-import { HASH_MODEL_SOURCE, type ModelRegistry, type ModelSpec } from "./model_registry.ts";
+import { HASH_MODEL_SOURCE, isExternalModel, type ModelRegistry, type ModelSpec } from "./model_registry.ts";
 import {
   type EmbeddingBackend,
   loadTransformersRuntime,
@@ -124,13 +124,19 @@ export class Embedder {
     return (await this.#load(modelId)).tokens;
   }
 
-  /** The length of a model's vectors: an external model's from its spec, another's by embedding once. */
+  /**
+   * The length of a model's vectors: an external model's from its spec, another's by embedding once, which rejects
+   * when the spec names other `dimensions` than the model makes.
+   */
   async dimensions(modelId: string): Promise<number> {
     const spec = this.spec(modelId);
-    if (spec?.dimensions !== undefined) return spec.dimensions;
+    if (spec !== undefined && isExternalModel(spec)) return spec.dimensions!;
     let dims = this.#dimensions.get(modelId);
     if (dims === undefined) {
       dims = (await this.embed(modelId, [""]))[0]!.length;
+      if (spec?.dimensions !== undefined && spec.dimensions !== dims) {
+        throw new EmbeddingError(`Model "${modelId}" makes vectors of ${dims} dimensions, not ${spec.dimensions}`);
+      }
       this.#dimensions.set(modelId, dims);
     }
     return dims;

@@ -14,14 +14,15 @@ export function replyResponse(result: unknown): Response {
   headers.set("content-type", "lines" in reply ? "application/x-ndjson" : "application/json");
   const body = "value" in reply
     ? JSON.stringify(reply.value)
-    : ReadableStream.from("items" in reply ? jsonArrayPieces(reply.items) : jsonLinePieces(reply.lines));
+    : ReadableStream.from(pieces("items" in reply ? jsonArrayTexts(reply.items) : jsonLineTexts(reply.lines)));
   return new Response(body, { status: result.status, headers });
 }
 
-async function* jsonLinePieces(lines: AsyncIterable<unknown>): AsyncGenerator<Uint8Array> {
+/** JSON text in pieces of about {@link STREAM_PIECE_BYTES}, so that a long body is neither one write nor thousands. */
+async function* pieces(texts: AsyncIterable<string>): AsyncGenerator<Uint8Array> {
   let piece = "";
-  for await (const line of lines) {
-    piece += JSON.stringify(line) + "\n";
+  for await (const text of texts) {
+    piece += text;
     if (piece.length >= STREAM_PIECE_BYTES) {
       yield encoder.encode(piece);
       piece = "";
@@ -30,16 +31,16 @@ async function* jsonLinePieces(lines: AsyncIterable<unknown>): AsyncGenerator<Ui
   if (piece !== "") yield encoder.encode(piece);
 }
 
-async function* jsonArrayPieces(items: AsyncIterable<unknown>): AsyncGenerator<Uint8Array> {
-  let piece = "[";
+async function* jsonArrayTexts(items: AsyncIterable<unknown>): AsyncGenerator<string> {
+  yield "[";
   let first = true;
   for await (const item of items) {
-    piece += (first ? "" : ",") + JSON.stringify(item);
+    yield (first ? "" : ",") + JSON.stringify(item);
     first = false;
-    if (piece.length >= STREAM_PIECE_BYTES) {
-      yield encoder.encode(piece);
-      piece = "";
-    }
   }
-  yield encoder.encode(piece + "]");
+  yield "]";
+}
+
+async function* jsonLineTexts(lines: AsyncIterable<unknown>): AsyncGenerator<string> {
+  for await (const line of lines) yield JSON.stringify(line) + "\n";
 }

@@ -1,6 +1,6 @@
 /** Picks the passage of a document that a full-text match is about. */
 import { tokenize } from "../search/tokenize.ts";
-import type { PassageSpan } from "./split_passages.ts";
+import type { PassageSpan } from "../search/search_index.ts";
 
 /** The index of the passage that holds the most occurrences of the query's terms; the first one on a tie. */
 export function passageByTerms(text: string, spans: PassageSpan[], query: string): number {

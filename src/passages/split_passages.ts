@@ -5,13 +5,8 @@
  * at least the last one when it is shorter than half a passage.
  */
 import type { ModelTokens } from "../embedding/embedder.ts";
+import type { PassageSpan } from "../search/search_index.ts";
 import type { PassageSettings } from "./passage_settings.ts";
-
-/** Where a passage lies in its document's text, in UTF-16 code units: `text.slice(start, end)`. */
-export interface PassageSpan {
-  start: number;
-  end: number;
-}
 
 /** A run of text that stays whole within a passage, and its tokens. */
 interface Unit {

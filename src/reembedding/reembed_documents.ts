@@ -4,7 +4,7 @@
  * that dies half-way leaves the old index intact, and its half-built id as garbage.
  */
 import type { ServiceContext } from "../context.ts";
-import { listDocs } from "../storage/doc_records.ts";
+import { listDocs, passageTotal } from "../storage/doc_records.ts";
 import type { DocInput } from "../api/request_schemas.ts";
 import {
   type IndexRecord,
@@ -52,7 +52,7 @@ export async function reembedDocuments(ctx: ServiceContext, reembedding: Reembed
   const flush = async () => {
     const stored = await builder.build(batch);
     await writeBuiltDocs(ctx.kv, target.id, batch.map((doc, i) => ({ id: doc.id, doc: stored[i]!, previousParts: 0 })));
-    passages += stored.reduce((sum, doc) => sum + doc.passages.length, 0);
+    passages += passageTotal(stored);
     done += batch.length;
     batch = [];
     await reembedding.onProgress?.(done);

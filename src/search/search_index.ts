@@ -49,11 +49,16 @@ export interface PassageSpan {
   end: number;
 }
 
-/** A document as the index takes it: its text, metadata, and passages with their vectors. */
+/** A passage of a document and its vector. */
+export interface Passage extends PassageSpan {
+  vector: Float32Array;
+}
+
+/** A document as the index takes it (and as storage keeps it): its text, metadata, and passages, which cover the text. */
 export interface IndexedDoc {
   text: string;
   metadata?: Record<string, unknown>;
-  passages: (PassageSpan & { vector: Float32Array })[];
+  passages: Passage[];
 }
 
 /** A change to one document: its new content, or `null` to remove it. */

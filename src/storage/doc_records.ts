@@ -4,24 +4,17 @@
  * passages there are.
  */
 import { docPartKey, docsPrefix } from "./kv_keys.ts";
-import { MAX_CHUNK_BYTES, readInGroups } from "./kv_batches.ts";
+import { byteChunks, readInGroups } from "./kv_batches.ts";
 import { decodeStoredDoc, encodeStoredDoc } from "./doc_change_codec.ts";
 import { concatBytes } from "../util/concat_bytes.ts";
+import type { IndexedDoc } from "../search/search_index.ts";
 
-/** A stretch of a document's text and its vector. */
-export interface Passage {
-  /** Where it starts in the text, in UTF-16 code units. */
-  start: number;
-  /** Where it ends in the text, in UTF-16 code units (exclusive). */
-  end: number;
-  vector: Float32Array;
-}
+/** A document as stored: the shape the search index takes. */
+export type StoredDoc = IndexedDoc;
 
-/** A document as stored: its content and its passages, which cover its text. */
-export interface StoredDoc {
-  text: string;
-  metadata?: Record<string, unknown>;
-  passages: Passage[];
+/** How many passages `docs` have together. */
+export function passageTotal(docs: StoredDoc[]): number {
+  return docs.reduce((sum, doc) => sum + doc.passages.length, 0);
 }
 
 /** The head part of a stored document. */
@@ -65,11 +58,8 @@ export function changeMutations(indexId: string, change: DocChange): Deno.KvMuta
 }
 
 function docParts(doc: StoredDoc): unknown[] {
-  const body = encodeStoredDoc(doc);
-  const pieces: Uint8Array[] = [];
-  for (let offset = 0; offset === 0 || offset < body.byteLength; offset += MAX_CHUNK_BYTES) {
-    pieces.push(body.slice(offset, offset + MAX_CHUNK_BYTES));
-  }
+  // Never empty: the encoding opens with the length of the content.
+  const pieces = byteChunks(encodeStoredDoc(doc));
   const head: CurrentHead = { parts: pieces.length, passages: doc.passages.length, body: pieces[0]! };
   return [head, ...pieces.slice(1)];
 }

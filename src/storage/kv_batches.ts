@@ -74,13 +74,18 @@ export async function deleteTrees(kv: Deno.Kv, prefixes: Deno.KvKey[]): Promise<
   }
 }
 
+/** Bytes cut into copies of at most {@link MAX_CHUNK_BYTES}, each of which fits one KV value; none for no bytes. */
+export function byteChunks(bytes: Uint8Array): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let offset = 0; offset < bytes.byteLength; offset += MAX_CHUNK_BYTES) {
+    chunks.push(bytes.slice(offset, offset + MAX_CHUNK_BYTES));
+  }
+  return chunks;
+}
+
 /** Writes bytes as chunks that each fit one KV value, under `keyOf(seq)`, in bounded commits; returns how many. */
 export async function writeChunks(kv: Deno.Kv, bytes: Uint8Array, keyOf: (seq: number) => Deno.KvKey): Promise<number> {
-  const mutations: Deno.KvMutation[] = [];
-  for (let offset = 0; offset < bytes.byteLength; offset += MAX_CHUNK_BYTES) {
-    const value = bytes.slice(offset, offset + MAX_CHUNK_BYTES);
-    mutations.push({ type: "set", key: keyOf(mutations.length), value });
-  }
+  const mutations = byteChunks(bytes).map((value, seq): Deno.KvMutation => ({ type: "set", key: keyOf(seq), value }));
   await commitInBatches(kv, mutations);
   return mutations.length;
 }

@@ -9,8 +9,7 @@ import { ApiError } from "../api/api_error.ts";
 import { indexExists } from "../api/index_errors.ts";
 import type { DocInput } from "../api/request_schemas.ts";
 import { isExternalModel, type ModelSpec } from "../embedding/model_registry.ts";
-import { passageSettings } from "../passages/passage_settings.ts";
-import type { StoredDoc } from "../storage/doc_records.ts";
+import { passageTotal, type StoredDoc } from "../storage/doc_records.ts";
 import {
   abandonBuild,
   type IndexRecord,
@@ -21,7 +20,7 @@ import {
 } from "../storage/index_records.ts";
 import { indexKey } from "../storage/kv_keys.ts";
 import { StoredDocBuilder } from "../writes/stored_docs.ts";
-import { indexEmbedding, modelCall } from "../writes/index_embedding.ts";
+import { checkedPassageSettings, indexEmbedding } from "../writes/index_embedding.ts";
 import { decodeVector } from "./export_format.ts";
 
 /** One parsed line of the body. */
@@ -92,8 +91,7 @@ export async function importIndex(
     updatedAt: now,
   };
   if (header.passages !== undefined && !isExternalModel(spec)) {
-    const tokens = await modelCall(record.modelId, () => ctx.embedder.tokens(record.modelId));
-    record.passages = passageSettings(header.passages, { id: record.modelId, ...tokens });
+    record.passages = await checkedPassageSettings(ctx, record.modelId, header.passages);
   }
   await startBuild(ctx.kv, record.id);
   try {
@@ -125,7 +123,7 @@ async function writeDocs(
     const stored = batch.map(([, doc]) => "passages" in doc ? doc : built.shift()!);
     await writeBuiltDocs(ctx.kv, record.id, batch.map(([id], i) => ({ id, doc: stored[i]!, previousParts: 0 })));
     record.docCount += batch.length;
-    record.passageCount! += stored.reduce((sum, doc) => sum + doc.passages.length, 0);
+    record.passageCount! += passageTotal(stored);
     batch = [];
   };
   for (let next = await lines.next(); !next.done; next = await lines.next()) {

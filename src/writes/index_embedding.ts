@@ -31,6 +31,19 @@ export async function indexEmbedding(ctx: ServiceContext, record: IndexRecord): 
   });
 }
 
+/**
+ * The passage settings `asked` for an index on `modelId` (a model quire runs), with the model's defaults for the rest;
+ * 400 naming the limits the model sets.
+ */
+export async function checkedPassageSettings(
+  ctx: ServiceContext,
+  modelId: string,
+  asked: Partial<PassageSettings>,
+): Promise<PassageSettings> {
+  const tokens = await modelCall(modelId, () => ctx.embedder.tokens(modelId));
+  return passageSettings(asked, { id: modelId, ...tokens });
+}
+
 /** Runs a model call; a model that cannot load or run becomes a 500 that names it and nothing internal. */
 export async function modelCall<T>(modelId: string, call: () => Promise<T>): Promise<T> {
   try {

@@ -4,8 +4,9 @@
  */
 import type { ServiceContext } from "../context.ts";
 import type { DocInput } from "../api/request_schemas.ts";
-import type { Passage, StoredDoc } from "../storage/doc_records.ts";
-import { type PassageSpan, splitPassages } from "../passages/split_passages.ts";
+import type { StoredDoc } from "../storage/doc_records.ts";
+import type { Passage, PassageSpan } from "../search/search_index.ts";
+import { splitPassages } from "../passages/split_passages.ts";
 import { sha256Hex } from "../util/sha256_hex.ts";
 import type { IndexEmbedding } from "./index_embedding.ts";
 import { modelCall } from "./index_embedding.ts";

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../context.ts";
 import type { DocInput } from "../api/request_schemas.ts";
 import type { AddDocsResult } from "../api/response_schemas.ts";
 import { indexNotFound, indexReembedding } from "../api/index_errors.ts";
-import { type DocChange, passageCountOf, readDocHeads, readDocs } from "../storage/doc_records.ts";
+import { type DocChange, passageCountOf, passageTotal, readDocHeads, readDocs } from "../storage/doc_records.ts";
 import { commitIndexChanges, readSettledIndex } from "../storage/index_records.ts";
 import { nextRevision } from "./next_revision.ts";
 import { noteCommittedWrite } from "./committed_write.ts";
@@ -71,7 +71,7 @@ export async function writeDocs(ctx: ServiceContext, write: DocWrite): Promise<A
       previousParts: heads.get(doc.id)?.parts ?? 0,
     }));
     const added = written.filter((doc) => !heads.has(doc.id)).length;
-    const passageDelta = stored.reduce((sum, doc) => sum + doc.passages.length, 0) -
+    const passageDelta = passageTotal(stored) -
       written.reduce((sum, doc) => sum + (heads.has(doc.id) ? passageCountOf(heads.get(doc.id)!) : 0), 0);
     const next = nextRevision(index, { docDelta: added, passageDelta, jobId: write.job?.id });
     const logBytes = await commitIndexChanges(ctx.kv, entry, changes, next);
