@@ -9,7 +9,7 @@ import {
   type IndexRecord,
   readSettledIndex,
 } from "../src/storage/index_records.ts";
-import { readSnapshot, writeSnapshot } from "../src/storage/snapshot_store.ts";
+import { readSnapshot, takeSnapshotLease, writeSnapshot } from "../src/storage/snapshot_store.ts";
 import { collectGarbage } from "../src/storage/garbage_collector.ts";
 import { batchMutations, MAX_CHUNK_BYTES } from "../src/storage/kv_batches.ts";
 import { indexKey, logKey } from "../src/storage/kv_keys.ts";
@@ -164,6 +164,17 @@ Deno.test("snapshots swap by pointer, never go back, drop old versions, and leav
   await collectGarbage(kv);
   for (const prefix of [["docs"], ["log"], ["snapshot"], ["snapshot_chunks"], ["staged"], ["trash"]]) {
     assert.equal(await countKeys(kv, prefix), 0, `nothing left under ${prefix}`);
+  }
+
+  // A writer that was still at work when the index was collected, and was killed before it cleaned up.
+  await takeSnapshotLease(kv, index.id, "late-writer", { ms: 60_000 });
+  await kv.set(["snapshot_chunks", index.id, newTimedId(), 0], new Uint8Array(8));
+  await writeSnapshot(kv, index.id, { revision: 4, bytes });
+  await collectGarbage(kv);
+  assert.ok(await countKeys(kv, ["snapshot_chunks", index.id]) > 0, "a young stray version may be on its way");
+  await collectGarbage(kv, Date.now() + 2 * ABANDONED_AFTER_MS);
+  for (const prefix of [["snapshot"], ["snapshot_chunks"]]) {
+    assert.equal(await countKeys(kv, prefix), 0, `a late writer leaves nothing under ${prefix}`);
   }
 });
 

@@ -11,13 +11,22 @@ import {
   indexesPrefix,
   jobPrefix,
   logPrefix,
+  snapshotChunksPrefix,
+  snapshotPointerKey,
+  snapshotPrefix,
   stagedBatchPrefix,
   trashKey,
   trashPrefix,
 } from "./kv_keys.ts";
-import { deleteTrees } from "./kv_batches.ts";
-import { deleteAbandonedVersions, readSnapshotPointer, truncatableRevision } from "./snapshot_store.ts";
-import { ABANDONED_AFTER_MS, isAbandoned } from "./timed_id.ts";
+import { deleteTrees, firstOfGroups } from "./kv_batches.ts";
+import {
+  deleteAbandonedVersions,
+  readSnapshotPointer,
+  type SnapshotLease,
+  type SnapshotPointer,
+  truncatableRevision,
+} from "./snapshot_store.ts";
+import { ABANDONED_AFTER_MS, isAbandoned, timeOfId } from "./timed_id.ts";
 
 /** Deletes the data of one trashed index id, then its marker. */
 export async function collectIndexData(kv: Deno.Kv, indexId: string): Promise<void> {
@@ -42,21 +51,31 @@ export async function collectGarbage(kv: Deno.Kv, now = Date.now()): Promise<num
     liveIds.add(entry.value.id);
     await collectLeftovers(kv, entry.value, now);
   }
-  await collectStrayJobs(kv, liveIds, now);
+  await collectStrays(kv, liveIds, now);
   return collected;
 }
 
 /**
- * Deletes the abandoned job documents of index ids that no record names: a `wait: false` createIndex stages its
- * documents under a fresh index id before the commit that creates the record, and a process killed in between leaves
- * them to nobody.
+ * Deletes the abandoned data of index ids that no record names and no trash marker covers any more.
+ * - Job documents: a `wait: false` createIndex stages its documents under a fresh index id before the commit that
+ *   creates the record, and a process killed in between leaves them to nobody.
+ * - Snapshots: a snapshot writer that was still writing when its index was deleted and collected leaves its chunks,
+ *   its lease and even a pointer behind.
  */
-async function collectStrayJobs(kv: Deno.Kv, liveIds: ReadonlySet<string>, now: number): Promise<void> {
-  const strayIds = new Set<string>();
-  for await (const { key } of kv.list({ prefix: jobPrefix() })) {
-    if (!liveIds.has(key[1] as string)) strayIds.add(key[1] as string);
+async function collectStrays(kv: Deno.Kv, liveIds: ReadonlySet<string>, now: number): Promise<void> {
+  for (const space of [jobPrefix(), snapshotChunksPrefix()]) {
+    for await (const { key } of firstOfGroups(kv, space)) {
+      const indexId = key[1] as string;
+      if (!liveIds.has(indexId)) await deleteUnnamed(kv, [...space, indexId], () => false, now);
+    }
   }
-  for (const indexId of strayIds) await deleteUnnamed(kv, jobPrefix(indexId), () => false, now);
+  for await (const { key, value } of firstOfGroups<SnapshotPointer | SnapshotLease>(kv, snapshotPrefix())) {
+    const indexId = key[1] as string;
+    const since = "versionId" in value ? timeOfId(value.versionId) : value.until;
+    if (!liveIds.has(indexId) && now - since >= ABANDONED_AFTER_MS) {
+      await deleteTrees(kv, [snapshotPointerKey(indexId)]);
+    }
+  }
 }
 
 /** Deletes what killed writers left inside one live index. */
@@ -88,8 +107,8 @@ async function deleteUnnamed(
   now: number,
 ): Promise<void> {
   const unnamed = new Set<string>();
-  for await (const entry of kv.list({ prefix })) {
-    const id = entry.key[prefix.length] as string;
+  for await (const { key } of firstOfGroups(kv, prefix)) {
+    const id = key[prefix.length] as string;
     if (!isNamed(id) && isAbandoned(id, now)) unnamed.add(id);
   }
   await deleteTrees(kv, [...unnamed].map((id) => [...prefix, id]));

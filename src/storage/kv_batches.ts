@@ -74,6 +74,22 @@ export async function deleteTrees(kv: Deno.Kv, prefixes: Deno.KvKey[]): Promise<
   }
 }
 
+/**
+ * The first entry of each group under `prefix`, a group being the keys that share the string after it: one read per
+ * group, however many keys it holds, so that listing the versions of large snapshots does not read their chunks.
+ */
+export async function* firstOfGroups<T>(kv: Deno.Kv, prefix: Deno.KvKey): AsyncGenerator<Deno.KvEntry<T>> {
+  let start: Deno.KvKey | undefined;
+  for (;;) {
+    const selector = start === undefined ? { prefix } : { prefix, start };
+    const [entry] = await Array.fromAsync(kv.list<T>(selector, { limit: 1 }));
+    if (entry === undefined) return;
+    yield entry;
+    // The smallest key after every key of this group: its id followed by the lowest character.
+    start = [...prefix, `${String(entry.key[prefix.length])}\0`];
+  }
+}
+
 /** Bytes cut into copies of at most {@link MAX_CHUNK_BYTES}, each of which fits one KV value; none for no bytes. */
 export function byteChunks(bytes: Uint8Array): Uint8Array[] {
   const chunks: Uint8Array[] = [];

@@ -61,6 +61,11 @@ export function jobPrefix(indexId?: string, jobId?: string): Deno.KvKey {
   return jobId === undefined ? ["jobs", indexId] : ["jobs", indexId, jobId];
 }
 
+/** The prefix of every index's snapshot pointer and lease. */
+export function snapshotPrefix() {
+  return ["snapshot"] as const;
+}
+
 /** The pointer to an index's current snapshot. */
 export function snapshotPointerKey(indexId: string) {
   return ["snapshot", indexId] as const;
@@ -86,8 +91,9 @@ export function snapshotChunkKey(indexId: string, versionId: string, seq: number
   return ["snapshot_chunks", indexId, versionId, seq] as const;
 }
 
-/** The prefix of all snapshot chunks of an index, or of one version of it. */
-export function snapshotChunksPrefix(indexId: string, versionId?: string) {
+/** The prefix of all snapshot chunks, of those of an index, or of one version of it. */
+export function snapshotChunksPrefix(indexId?: string, versionId?: string) {
+  if (indexId === undefined) return ["snapshot_chunks"] as const;
   return versionId === undefined
     ? ["snapshot_chunks", indexId] as const
     : ["snapshot_chunks", indexId, versionId] as const;

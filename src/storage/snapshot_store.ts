@@ -3,7 +3,7 @@
  * id and made visible by one atomic swap of the index's snapshot pointer. Old versions are deleted after the swap.
  */
 import { snapshotChunkKey, snapshotChunksPrefix, snapshotLeaseKey, snapshotPointerKey, trashKey } from "./kv_keys.ts";
-import { commitInBatches, deleteTrees, MAX_CHUNK_BYTES, readInGroups } from "./kv_batches.ts";
+import { commitInBatches, deleteTrees, firstOfGroups, MAX_CHUNK_BYTES, readInGroups } from "./kv_batches.ts";
 import { isAbandoned, newTimedId } from "./timed_id.ts";
 
 /** The pointer to one snapshot version and the index revision it shows. */
@@ -100,8 +100,8 @@ export async function deleteAbandonedVersions(
   now = Date.now(),
 ): Promise<void> {
   const abandoned = new Set<string>();
-  for await (const entry of kv.list({ prefix: snapshotChunksPrefix(indexId) })) {
-    const versionId = entry.key[2] as string;
+  for await (const { key } of firstOfGroups(kv, snapshotChunksPrefix(indexId))) {
+    const versionId = key[2] as string;
     if (versionId !== current && isAbandoned(versionId, now)) abandoned.add(versionId);
   }
   await deleteTrees(kv, [...abandoned].map((versionId) => snapshotChunksPrefix(indexId, versionId)));
