@@ -32,6 +32,29 @@ export function benchDocs(prefix: string, start: number, count: number): BenchDo
   }));
 }
 
+/**
+ * `count` documents of about `words` words each, in sentences of 8 to 24 words that start with a capital and end with a
+ * period, so that they split into passages at sentence ends as prose does.
+ */
+export function longDocs(prefix: string, start: number, count: number, words = 2_000): BenchDoc[] {
+  const sentence = sentences(start + 3);
+  const next = random(start + 5);
+  return Array.from({ length: count }, (_, i) => {
+    const parts: string[] = [];
+    for (let written = 0; written < words;) {
+      const length = 8 + Math.floor(next() * 17);
+      const text = sentence(length);
+      parts.push(`${text[0]!.toUpperCase()}${text.slice(1)}.`);
+      written += length;
+    }
+    return {
+      id: `${prefix}${start + i}`,
+      text: parts.join(" "),
+      metadata: { category: `c${(start + i) % 10}`, year: 2000 + ((start + i) % 25) },
+    };
+  });
+}
+
 /** Queries of 2 to 4 words. */
 export function benchQueries(count: number, seed = 99): string[] {
   const sentence = sentences(seed);

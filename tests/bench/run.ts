@@ -18,6 +18,7 @@ import { type CoresBusy, coresBusyDuring, line, ok, rssMiB, timed, writeFastMode
 import { measureEmbeddingThroughput } from "./embedding_throughput.ts";
 import { measureMetadataThroughput } from "./metadata_throughput.ts";
 import { measureTestingHarness } from "./testing_harness.ts";
+import { measurePassages } from "./passage_bench.ts";
 import { runPeer } from "./peer/run_peer.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { quick: { type: "boolean", default: false } } });
@@ -28,6 +29,7 @@ const WRITE_ROUNDS = values.quick ? 10 : 20;
 const CLIENTS = 8;
 const QUERIES = values.quick ? 400 : 800;
 const RECALL_QUERIES = 100;
+const LONG_DOCS = values.quick ? 200 : 1_000;
 
 const started = performance.now();
 const dir = await Deno.makeTempDir({ prefix: "quire-bench-" });
@@ -304,6 +306,20 @@ try {
     );
   }
   line("8. LanceDB setup", peer.setup);
+
+  // 13. Long documents as passages, on a fresh start of the server.
+  server = await startServerProcess(env, key);
+  const passageLines = await measurePassages(server, {
+    docs: LONG_DOCS,
+    large: { name: "large", size: LARGE },
+    small: { name: "small", size: SMALL },
+    rounds: WRITE_ROUNDS,
+    kvPath: env.DENO_KV_PATH,
+    embedder,
+    modelId: "svc-minilm",
+  });
+  for (const [target, text] of passageLines) line(target, text);
+  await server.stop();
 
   // 6. Embedding throughput on the MiniLM-shaped model.
   line("6. embedding", await measureEmbeddingThroughput(dir));
