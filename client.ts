@@ -38,7 +38,9 @@ export type StoredDocument = DocView;
 export type { AddDocsResult, SearchResult };
 
 /**
- * Options of `search`: `mode`, `limit`, `offset`, `filter`, `include` (`"passage"` adds each hit's best passage), and
+ * Options of `search`: `mode`, `limit`, `offset`, `filter`, `include` (`"passage"` adds each hit's best passage,
+ * `"highlights"` its matched words, `"snippet"` an excerpt around them), `typoTolerance` and `prefix` (both on by
+ * default), `facets` and `facetLimit` (value counts over every match), `sort` (metadata fields before the score), and
  * `vector`, the query's own vector (required on an external model, where `query` may then be `""` in `vector` mode).
  */
 export type SearchOptions = Omit<RequestInputOf<"search">, "action" | "projectId" | "indexName" | "query">;
@@ -51,6 +53,8 @@ export interface CreateIndexOptions {
   wait?: boolean;
   /** How long texts are split into passages, in the model's tokens. */
   passages?: PassageOptions;
+  /** The language full-text search stems and drops stop words in; `english` when absent. */
+  language?: string;
 }
 
 /** Options of `addDocs`; `upsert: false` leaves existing documents untouched. */
@@ -169,7 +173,7 @@ export class QuireClient {
       indexName: name,
       docs,
       modelId: options.modelId,
-      options: { wait: options.wait, passages: options.passages },
+      options: { wait: options.wait, passages: options.passages, language: options.language },
     });
     return await response.json() as ResponseOf<"createIndex"> | Index;
   }

@@ -126,3 +126,27 @@ Deno.test("client.ts loads nothing at run time, and its types reach no Deno API"
     assert.doesNotMatch(source, /\bDeno\./, `${module.specifier} uses no Deno API`);
   }
 });
+
+Deno.test("the client passes a language, and full-text options reach the server: typos, highlights, facets, sort", async () => {
+  await using server = await startTestServer();
+  const quire = clientOf(server);
+  const docs: DocumentInput[] = [
+    { id: "a", text: "Die Läufer laufen im Park", metadata: { kind: "sport", n: 2 } },
+    { id: "b", text: "Der Läufer trinkt Wasser", metadata: { kind: "sport", n: 1 } },
+    { id: "c", text: "Das Haus am See", metadata: { kind: "home", n: 3 } },
+  ];
+  assert.equal(await quire.createIndex("de", docs, { language: "german" }), true);
+  assert.equal((await quire.getIndex("de")).language, "german");
+  const result = await quire.search("de", "laufr", {
+    mode: "fulltext",
+    include: ["text", "highlights", "snippet"],
+    facets: ["kind"],
+    sort: [{ field: "n", order: "asc" }],
+  });
+  assert.deepEqual(result.hits.map((hit) => hit.id), ["b", "a"]);
+  const hit = result.hits[0]!;
+  assert.deepEqual(hit.highlights!.map(({ start, end }) => hit.text!.slice(start, end)), ["Läufer"]);
+  assert.equal(hit.snippet!.text, hit.text);
+  assert.deepEqual(result.facets, { kind: [{ value: "sport", count: 2 }] });
+  assert.equal((await quire.search("de", "laufr", { mode: "fulltext", typoTolerance: false, prefix: false })).total, 0);
+});

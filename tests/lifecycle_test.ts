@@ -33,6 +33,7 @@ Deno.test("createIndex then getIndex shows the spec's Index object", async () =>
     "createdAt",
     "docCount",
     "id",
+    "language",
     "model",
     "name",
     "passageCount",

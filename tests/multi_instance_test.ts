@@ -242,8 +242,17 @@ async function pollUntil<T>(
 const getIndex = (cluster: Cluster, instance: Instance, indexName: string) =>
   ok<IndexView>(cluster, instance, { action: "getIndex", indexName });
 
+/** A full-text search of exact words: these tests name documents by unique words. */
 const fulltext = (cluster: Cluster, instance: Instance, indexName: string, query: string) =>
-  ok<SearchResult>(cluster, instance, { action: "search", indexName, query, mode: "fulltext", limit: 100 });
+  ok<SearchResult>(cluster, instance, {
+    action: "search",
+    indexName,
+    query,
+    mode: "fulltext",
+    limit: 100,
+    typoTolerance: false,
+    prefix: false,
+  });
 
 const sortedIds = (items: { id: string }[]) => items.map((item) => item.id).sort();
 

@@ -92,8 +92,13 @@ Deno.test("fulltext search returns only docs holding a query term, ranked by BM2
     const both = await searchOk(server, { query: "drama music", mode: "fulltext" });
     assert.deepEqual(both.hits.map((hit) => hit.id), ["m3", "m1"]);
     assert.ok(both.hits[0]!.score! > both.hits[1]!.score!);
-    assert.deepEqual((await searchOk(server, { query: "dram", mode: "fulltext" })).hits, [], "no prefix matches");
-    assert.deepEqual((await searchOk(server, { query: "drams", mode: "fulltext" })).hits, [], "no typo tolerance");
+    const exact = { mode: "fulltext", typoTolerance: false, prefix: false };
+    assert.deepEqual((await searchOk(server, { query: "dram", ...exact })).hits, [], "no prefix matches");
+    assert.deepEqual((await searchOk(server, { query: "drams", ...exact })).hits, [], "no typo tolerance");
+    for (const query of ["dram", "drams"]) {
+      const found = await searchOk(server, { query, mode: "fulltext" });
+      assert.deepEqual(found.hits.map((hit) => hit.id).sort(), ["m1", "m3"], `${query}: by default, they match`);
+    }
     assert.deepEqual(
       await searchOk(server, { query: "nothing-matches-this", mode: "fulltext" }).then((r) => r.total),
       0,

@@ -5,6 +5,7 @@ import { ActionReply } from "../api/action_reply.ts";
 import { ApiError } from "../api/api_error.ts";
 import { indexExists } from "../api/index_errors.ts";
 import { DEFAULT_MODEL_ID, isExternalModel } from "../embedding/model_registry.ts";
+import { DEFAULT_LANGUAGE } from "../fulltext/languages.ts";
 import { passageTotal } from "../storage/doc_records.ts";
 import { createIndexRecord, type IndexRecord, readIndexRecord } from "../storage/index_records.ts";
 import { indexKey } from "../storage/kv_keys.ts";
@@ -34,6 +35,7 @@ export async function createIndex(ctx: ServiceContext, request: RequestOf<"creat
     revision: 1,
     docCount: docs.length,
     passageCount: 0,
+    language: request.options?.language ?? DEFAULT_LANGUAGE,
     createdAt: now,
     updatedAt: now,
   };

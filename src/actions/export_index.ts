@@ -1,4 +1,5 @@
 /** `exportIndex`: the whole index as JSON Lines, streamed as the client reads, for backups and moves. */
+import { DEFAULT_LANGUAGE } from "../fulltext/languages.ts";
 import type { ServiceContext } from "../context.ts";
 import type { RequestOf } from "../api/request_schemas.ts";
 import { ActionReply } from "../api/action_reply.ts";
@@ -20,6 +21,7 @@ export async function exportIndex(ctx: ServiceContext, request: RequestOf<"expor
     format: 1,
     name: record.name,
     model: { id: record.modelId, version: record.modelVersion },
+    language: record.language ?? DEFAULT_LANGUAGE,
     docCount: record.docCount,
     passageCount: record.passageCount ?? record.docCount,
     exportedAt: new Date().toISOString(),

@@ -1,6 +1,7 @@
 /** The Index object of the spec, as `getIndex` and `listIndexes` return it. */
 import type { IndexView } from "../api/response_schemas.ts";
 import type { IndexRecord } from "../storage/index_records.ts";
+import { DEFAULT_LANGUAGE } from "../fulltext/languages.ts";
 
 /** Shows a stored index record as the API's Index object. */
 export function toIndexView(record: IndexRecord): IndexView {
@@ -14,6 +15,7 @@ export function toIndexView(record: IndexRecord): IndexView {
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     model: { id: record.modelId, version: record.modelVersion },
+    language: record.language ?? DEFAULT_LANGUAGE,
   };
   const job = record.job;
   if (job?.state === "running") {

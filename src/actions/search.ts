@@ -8,7 +8,8 @@ import type { SearchMode } from "../search/search_mode.ts";
 import type { ScoredDoc, SearchIndex } from "../search/search_index.ts";
 import { indexNotFound } from "../api/index_errors.ts";
 import { isExternalModel } from "../embedding/model_registry.ts";
-import { passageByTerms } from "../passages/passage_by_terms.ts";
+import { passageByMatches } from "../passages/passage_by_matches.ts";
+import { highlightRanges, snippetOf, type TextRange } from "../fulltext/highlights.ts";
 import { indexModelId } from "../writes/index_model.ts";
 import { modelCall } from "../writes/index_embedding.ts";
 
@@ -31,20 +32,29 @@ export async function search(ctx: ServiceContext, request: RequestOf<"search">):
   const index = await ctx.indexStates.get(record);
   if (index.size === 0) return { hits: [], total: 0, tookMs: elapsedMs(started) };
   const vector = await (queryVector ?? queryVectorOf?.());
+  const match = { typoTolerance: request.typoTolerance ?? true, prefix: request.prefix ?? true };
   const page = index.search({
     mode,
     text: query,
+    match,
     vector,
     filter: request.filter,
+    sort: request.sort,
+    facets: request.facets === undefined ? undefined : { fields: request.facets, limit: request.facetLimit ?? 100 },
     offset: request.offset ?? 0,
     limit: request.limit ?? 10,
   });
   const include = new Set<string>(request.include ?? DEFAULT_HIT_FIELDS);
-  return {
-    hits: page.hits.map((scored) => toHit(index, scored, { include, query })),
+  // Highlights in vector mode are the query's words found in the text.
+  const terms = page.terms ??
+    (include.has("highlights") || include.has("snippet") ? index.textQuery(query, match).terms : new Set<string>());
+  const result: SearchResult = {
+    hits: page.hits.map((scored) => toHit(index, scored, { include, terms })),
     total: page.total,
     tookMs: elapsedMs(started),
   };
+  if (page.facets !== undefined) result.facets = page.facets;
+  return result;
 }
 
 /** What a vector or hybrid search asks of its index's model. */
@@ -100,19 +110,25 @@ function elapsedMs(since: number): number {
 
 interface HitOptions {
   include: Set<string>;
-  query: string;
+  /** The terms the query's words matched, for highlights and the passage of a full-text match. */
+  terms: ReadonlySet<string>;
 }
 
-function toHit(index: SearchIndex, { id, score, passage }: ScoredDoc, { include, query }: HitOptions): SearchHit {
+function toHit(index: SearchIndex, { id, score, passage }: ScoredDoc, { include, terms }: HitOptions): SearchHit {
   const hit: SearchHit = { id };
   const content = index.content(id)!;
+  const analyzer = index.analyzer;
+  let highlights: TextRange[] | undefined;
+  const highlightsOf = () => highlights ??= highlightRanges(content.text, analyzer, terms);
   if (include.has("score")) hit.score = score;
   if (include.has("text")) hit.text = content.text;
   if (include.has("metadata") && content.metadata !== undefined) hit.metadata = content.metadata;
   if (include.has("passage")) {
     const spans = index.passageSpans(id);
-    const { start, end } = spans[passage ?? passageByTerms(content.text, spans, query)]!;
+    const { start, end } = spans[passage ?? (spans.length < 2 ? 0 : passageByMatches(spans, highlightsOf()))]!;
     hit.passage = { text: content.text.slice(start, end), start, end };
   }
+  if (include.has("highlights")) hit.highlights = highlightsOf();
+  if (include.has("snippet")) hit.snippet = snippetOf(content.text, analyzer, terms);
   return hit;
 }

@@ -22,7 +22,7 @@ export type Action =
 export type SearchMode = "fulltext" | "vector" | "hybrid";
 
 /** What a search hit may show besides its id. */
-export type HitField = "text" | "metadata" | "score" | "passage";
+export type HitField = "text" | "metadata" | "score" | "passage" | "highlights" | "snippet";
 
 /** The states of an index: `Building` (new) and `Updating` (existing) while a queued write runs. */
 export type IndexStatus = "Ready" | "Building" | "Updating" | "Failed";
@@ -76,8 +76,15 @@ export interface CreateIndexRequest extends IndexRequest {
   docs: DocumentInput[];
   /** The embedding model; `svc-minilm` when absent. */
   modelId?: string | undefined;
-  /** `wait: false` queues the build and answers at once; `passages` sets how long texts are split. */
-  options?: { wait?: boolean | undefined; passages?: PassageOptions | undefined } | undefined;
+  /**
+   * `wait: false` queues the build and answers at once; `passages` sets how long texts are split; `language` (one of
+   * those `@orama/stemmers` ships, `english` when absent) how full-text search stems and which stop words it drops.
+   */
+  options?: {
+    wait?: boolean | undefined;
+    passages?: PassageOptions | undefined;
+    language?: string | undefined;
+  } | undefined;
 }
 
 /** How an index splits long texts into passages, in its model's tokens. */
@@ -152,6 +159,24 @@ export interface SearchRequest extends IndexRequest {
   filter?: MetadataFilterInput | undefined;
   /** The fields each hit shows besides its id. */
   include?: HitField[] | undefined;
+  /** Query words of 5 or more characters match with one typo, of 9 or more with two; true when absent. */
+  typoTolerance?: boolean | undefined;
+  /** The last query word also matches the words it starts; true when absent. */
+  prefix?: boolean | undefined;
+  /** Metadata fields whose values to count over every matching document. */
+  facets?: string[] | undefined;
+  /** The most values per facet, 1 to 1000; 100 when absent. */
+  facetLimit?: number | undefined;
+  /** Orders every match by these metadata fields (documents without one last), then by score, then by id. */
+  sort?: SortField[] | undefined;
+}
+
+/** One sort key of a search. */
+export interface SortField {
+  /** The metadata key, or a dotted path into nested objects. */
+  field: string;
+  /** Ascending or descending. */
+  order: "asc" | "desc";
 }
 
 /** The body of `reembedIndex`. */
@@ -214,6 +239,8 @@ export interface IndexView {
   updatedAt: string;
   /** The embedding model and its version. */
   model: { id: string; version: string };
+  /** The language full-text search stems and drops stop words in. */
+  language: string;
   /** Documents embedded so far, while `Building` or `Updating`. */
   progress?: { done: number; total: number } | undefined;
   /** Why the queued write failed, when `Failed`. */
@@ -260,6 +287,26 @@ export interface SearchHit {
   metadata?: Record<string, unknown> | undefined;
   /** With `include: ["passage"]`: the best passage, where `text.slice(start, end) === passage.text`. */
   passage?: PassageHit | undefined;
+  /** With `include: ["highlights"]`: every word of `text` a query word matched (typos and prefixes included). */
+  highlights?: TextRange[] | undefined;
+  /** With `include: ["snippet"]`: about 20 words around the best matches, `…` where cut. */
+  snippet?: { text: string; highlights: TextRange[] } | undefined;
+}
+
+/** A stretch of a text in UTF-16 code units: `text.slice(start, end)`. */
+export interface TextRange {
+  /** Where it starts. */
+  start: number;
+  /** Where it ends (exclusive). */
+  end: number;
+}
+
+/** One value of a facet and how many matching documents hold it. */
+export interface FacetValue {
+  /** The metadata value. */
+  value: string | number | boolean;
+  /** Matching documents that hold it. */
+  count: number;
 }
 
 /** The passage of a hit, with offsets into the document's text in UTF-16 code units (as JavaScript slices). */
@@ -278,6 +325,8 @@ export interface SearchResult {
   hits: SearchHit[];
   /** How many documents matched, before limit and offset. */
   total: number;
+  /** With `facets`: per field, its values over every match, the most common first, then in value order. */
+  facets?: Record<string, FacetValue[]> | undefined;
   /** Time the search took on the server. */
   tookMs: number;
 }

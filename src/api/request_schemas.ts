@@ -3,6 +3,7 @@ import { z } from "zod";
 import { FilterSyntaxError, parseFilter } from "../search/metadata_filter.ts";
 import { SEARCH_MODES } from "../search/search_mode.ts";
 import { MAX_DIMENSIONS } from "../embedding/model_registry.ts";
+import { LANGUAGES } from "../fulltext/languages.ts";
 import { PROJECT_ID_PATTERN } from "./project_id.ts";
 
 /** Limits that request validation enforces. */
@@ -32,7 +33,7 @@ export const ACTIONS = [
 export type Action = typeof ACTIONS[number];
 
 /** What a search hit may show besides its id. */
-export const HIT_FIELDS = ["text", "metadata", "score", "passage"] as const;
+export const HIT_FIELDS = ["text", "metadata", "score", "passage", "highlights", "snippet"] as const;
 
 /** What a search hit shows when the request has no `include`. */
 export const DEFAULT_HIT_FIELDS = ["text", "metadata", "score"] as const;
@@ -161,6 +162,12 @@ const projectIdSchema = z.string().regex(PROJECT_ID_PATTERN).describe(
   "The project: 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit",
 );
 
+/** A metadata field to facet or sort by: the key, or a dotted path into nested objects. */
+const metadataFieldSchema = z.string().min(1).max(256);
+const MAX_FACETS = 20;
+const MAX_FACET_LIMIT = 1_000;
+const MAX_SORT_FIELDS = 5;
+
 function searchSchema(limits: Limits) {
   return z.object({
     action: z.literal("search"),
@@ -180,6 +187,20 @@ function searchSchema(limits: Limits) {
     offset: z.number().int().min(0).optional(),
     filter: filterSchema.optional(),
     include: z.array(z.enum(HIT_FIELDS)).optional(),
+    typoTolerance: z.boolean().optional().describe(
+      "Query words of 5 or more characters match with one typo, of 9 or more with two (default true)",
+    ),
+    prefix: z.boolean().optional().describe("The last query word also matches words it starts (default true)"),
+    facets: z.array(metadataFieldSchema).max(MAX_FACETS).optional().describe(
+      "Metadata fields whose values to count over every matching document",
+    ),
+    facetLimit: z.number().int().min(1).max(MAX_FACET_LIMIT).optional().describe(
+      "The most values per facet (default 100)",
+    ),
+    sort: z.array(z.object({ field: metadataFieldSchema, order: z.enum(["asc", "desc"]) })).max(MAX_SORT_FIELDS)
+      .optional().describe(
+        "Orders every match by these metadata fields (documents without one last), then by score, then by id",
+      ),
   }).superRefine((request, ctx) => {
     const mode = request.mode ?? "hybrid";
     if (mode !== "vector" && request.query === undefined) {
@@ -212,6 +233,9 @@ export function requestSchema(limits: Limits) {
           maxTokens: z.number().int().min(1).optional(),
           overlapTokens: z.number().int().min(0).optional(),
         }).optional().describe("How long texts split into passages, in the model's tokens"),
+        language: z.enum(LANGUAGES as [string, ...string[]]).optional().describe(
+          'The language full-text search stems and drops stop words in (default "english")',
+        ),
       }).optional(),
     }),
     z.object({ action: z.literal("getIndex"), ...indexed }),

@@ -22,6 +22,7 @@ export const indexSchema = z.object({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   model: z.object({ id: z.string(), version: z.string() }),
+  language: z.string().describe("The language full-text search stems and drops stop words in"),
   progress: z.object({ done: z.number().int().min(0), total: z.number().int().min(0) }).optional()
     .describe('Documents embedded so far, while "Building" or "Updating"'),
   error: z.string().optional().describe('Why the queued write failed, when "Failed"'),
@@ -63,6 +64,12 @@ export type AddDocsResult = z.output<typeof addDocsResultSchema>;
 /** The answer of `deleteDocs`: how many documents were removed. */
 export const deleteDocsResultSchema = z.object({ deleted: z.number().int().min(0) });
 
+/** A stretch of a text in UTF-16 code units. */
+const textRangeSchema = z.object({
+  start: z.number().int().min(0),
+  end: z.number().int().min(0).describe("Exclusive: text.slice(start, end) is the matched word"),
+});
+
 /** One search hit; fields outside the request's `include` are absent, and so is `metadata` when the doc has none. */
 export const searchHitSchema = z.object({
   id: z.string(),
@@ -77,6 +84,20 @@ export const searchHitSchema = z.object({
     'With include: ["passage"]: the best passage by vector score, or in "fulltext" mode the one holding most query ' +
       "terms",
   ),
+  highlights: z.array(textRangeSchema).optional().describe(
+    'With include: ["highlights"]: every word of text that a query word matched (typo and prefix matches included), ' +
+      "in order",
+  ),
+  snippet: z.object({
+    text: z.string().describe("About 20 words of text around the best matches, with … where it was cut"),
+    highlights: z.array(textRangeSchema).describe("The matched words, as offsets into the snippet's text"),
+  }).optional().describe('With include: ["snippet"]'),
+});
+
+/** One value of a facet and how many matching documents hold it. */
+const facetValueSchema = z.object({
+  value: z.union([z.string(), z.number(), z.boolean()]),
+  count: z.number().int().min(1),
 });
 
 /** One search hit as the API shows it. */
@@ -86,6 +107,9 @@ export type SearchHit = z.output<typeof searchHitSchema>;
 export const searchResultSchema = z.object({
   hits: z.array(searchHitSchema),
   total: z.number().int().min(0).describe("How many documents matched, before limit and offset"),
+  facets: z.record(z.string(), z.array(facetValueSchema)).optional().describe(
+    "With facets: per field, its values over every matching document, the most common first, then in value order",
+  ),
   tookMs: z.number().min(0),
 });
 
@@ -126,7 +150,7 @@ export type ServiceInfo = z.output<typeof serviceInfoSchema>;
 /** The answer of `exportIndex`, described as the text it is: JSON Lines, served as `application/x-ndjson`. */
 export const exportLinesSchema = z.string().describe(
   'JSON Lines (application/x-ndjson): a line of the index\'s settings ({quire: "index", format: 1, name, model, ' +
-    "passages?, docCount, passageCount, exportedAt}), then one line per document ({id, text, metadata?, passages: " +
+    "passages?, language, docCount, passageCount, exportedAt}), then one line per document ({id, text, metadata?, passages: " +
     "[{start, end, vector}]}, each vector base64 of its little-endian float32 values)",
 );
 

@@ -9,6 +9,7 @@ import { readSnapshot, type SnapshotPointer } from "../storage/snapshot_store.ts
 import type { AnnGraphs } from "../search/ann_graphs.ts";
 import { SearchIndex } from "../search/search_index.ts";
 import { decodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
+import { DEFAULT_LANGUAGE } from "../fulltext/languages.ts";
 
 /** Reads of the document records before settling for one that a concurrent write may have overlapped. */
 const MAX_LIST_ATTEMPTS = 3;
@@ -36,7 +37,7 @@ export async function loadSearchIndex(
   options: LoadOptions = {},
 ): Promise<LoadedIndex> {
   const snapshot = await readSnapshot(kv, record.id, options.pointer);
-  const decoded = snapshot === null ? null : decodeOrNull(snapshot.bytes, options.graphs);
+  const decoded = snapshot === null ? null : decodeOrNull(snapshot.bytes, options.graphs, record.language);
   if (snapshot !== null && decoded !== null) {
     const index = decoded;
     const snapshotBytes = snapshot.bytes.byteLength;
@@ -56,7 +57,7 @@ export async function loadSearchIndex(
 async function readAllDocs(kv: Deno.Kv, record: IndexRecord, graphs?: AnnGraphs): Promise<SearchIndex> {
   let revision = record.revision;
   for (let attempt = 1;; attempt++) {
-    const index = new SearchIndex({ revision: record.revision, graphs });
+    const index = new SearchIndex({ revision: record.revision, graphs, language: record.language });
     const batch = [];
     for await (const [id, doc] of listDocs(kv, record.id)) {
       batch.push({ id, doc, previousParts: 0 });
@@ -71,9 +72,9 @@ async function readAllDocs(kv: Deno.Kv, record: IndexRecord, graphs?: AnnGraphs)
 }
 
 /** The decoded snapshot, or null for one this version cannot read (an older format): then the records are read. */
-function decodeOrNull(bytes: Uint8Array, graphs?: AnnGraphs): SearchIndex | null {
+function decodeOrNull(bytes: Uint8Array, graphs?: AnnGraphs, language?: string): SearchIndex | null {
   try {
-    return decodeSearchSnapshot(bytes, { graphs });
+    return decodeSearchSnapshot(bytes, { graphs, language: language ?? DEFAULT_LANGUAGE });
   } catch (error) {
     console.warn("Ignoring an unreadable snapshot; reading the document records instead:", (error as Error).message);
     return null;

@@ -100,7 +100,8 @@ function parseOperator(field: string, operator: FieldOperator, argument: unknown
     }
     case "$exists": {
       if (typeof argument !== "boolean") throw new FilterSyntaxError(path, "expected true or false");
-      return (metadata: Record<string, unknown> | undefined) => (lookup(metadata, field) !== undefined) === argument;
+      return (metadata: Record<string, unknown> | undefined) =>
+        (metadataValue(metadata, field) !== undefined) === argument;
     }
   }
 }
@@ -142,7 +143,7 @@ function scalars(argument: unknown, path: (string | number)[]): Scalar[] {
 /** A test of one field's value; a missing field fails it. */
 function fieldFilter(field: string, test: (value: unknown) => boolean): MetadataFilter {
   return (metadata) => {
-    const value = lookup(metadata, field);
+    const value = metadataValue(metadata, field);
     return value !== undefined && test(value);
   };
 }
@@ -168,7 +169,7 @@ function someElement(value: unknown, test: (item: unknown) => boolean): boolean 
  * The value at `field`: the key itself when the metadata has it, otherwise a dotted path into nested objects
  * (`"author.name"`).
  */
-function lookup(metadata: Record<string, unknown> | undefined, field: string): unknown {
+export function metadataValue(metadata: Record<string, unknown> | undefined, field: string): unknown {
   if (metadata === undefined) return undefined;
   if (Object.hasOwn(metadata, field)) return metadata[field];
   let value: unknown = metadata;

@@ -26,24 +26,30 @@ export interface Page {
 }
 
 /**
- * Returns the positions (indexes into `scores`) at ranks `offset` to `offset + limit - 1`, best first. Keeps a heap
- * of the best `offset + limit`, so a page costs O(n log k) rather than a full sort, and reads ids only to break ties.
+ * Returns the positions (indexes into `scores`) at ranks `offset` to `offset + limit - 1`, best first: score
+ * descending, ties broken by id.
  */
 export function rankPage(scores: ArrayLike<number>, idOf: (position: number) => string, page: Page): number[] {
-  const wanted = Math.min(page.offset + page.limit, scores.length);
-  if (wanted <= page.offset) return [];
-  // `before(a, b)`: position a ranks before position b.
-  const before = (a: number, b: number) => {
+  return rankPageBy(scores.length, (a, b) => {
     const diff = scores[a]! - scores[b]!;
     return diff !== 0 ? diff > 0 : compareCodePoints(idOf(a), idOf(b)) < 0;
-  };
+  }, page);
+}
+
+/**
+ * Returns the positions `0..count-1` at ranks `offset` to `offset + limit - 1` of the order `before`. Keeps a heap of
+ * the best `offset + limit`, so a page costs O(n log k) rather than a full sort.
+ */
+export function rankPageBy(count: number, before: Before, page: Page): number[] {
+  const wanted = Math.min(page.offset + page.limit, count);
+  if (wanted <= page.offset) return [];
   // A heap whose root is the worst of the best `wanted` seen so far.
   const heap: number[] = [];
-  for (let position = 0; position < scores.length; position++) {
+  for (let position = 0; position < count; position++) {
     if (heap.length < wanted) {
       heap.push(position);
       siftUp(heap, heap.length - 1, before);
-    } else if (scores[position]! >= scores[heap[0]!]! && before(position, heap[0]!)) {
+    } else if (before(position, heap[0]!)) {
       heap[0] = position;
       siftDown(heap, 0, before);
     }
@@ -52,7 +58,8 @@ export function rankPage(scores: ArrayLike<number>, idOf: (position: number) => 
   return heap.slice(page.offset);
 }
 
-type Before = (a: number, b: number) => boolean;
+/** `before(a, b)`: position a ranks before position b. */
+export type Before = (a: number, b: number) => boolean;
 
 function siftUp(heap: number[], at: number, before: Before): void {
   while (at > 0) {

@@ -13,7 +13,11 @@ import type { AnnIndex } from "./ann_index.ts";
 import type { MetadataFilter } from "./metadata_filter.ts";
 import { fuseScores, fusionScale } from "./hybrid_fusion.ts";
 import { type Page, rankPage } from "./ranking.ts";
-import { TextIndex } from "./text_index.ts";
+import { type MatchOptions, TextIndex, type TextQuery } from "./text_index.ts";
+import { type Analyzer, analyzerFor } from "../fulltext/analyzer.ts";
+import { type FacetCounts, facetCounts, type FacetRequest } from "./facet_counts.ts";
+import { type SortField, sortOrder } from "./sort_order.ts";
+import { MetadataColumns } from "./metadata_columns.ts";
 import { type SlotScores, VectorStore } from "./vector_store.ts";
 
 /**
@@ -75,15 +79,26 @@ export interface ApplyOptions {
   deferGraph?: boolean;
 }
 
-/** A query against a {@link SearchIndex}; `vector` is the query embedded with the index's model. */
+/**
+ * A query against a {@link SearchIndex}; `vector` is the query embedded with the index's model. Its words match
+ * exactly unless `match` allows typos and prefixes.
+ */
 export interface SearchQuery {
   mode: SearchMode;
   text: string;
+  match?: MatchOptions | undefined;
   vector?: Float32Array | undefined;
   filter?: MetadataFilter | undefined;
+  /** Orders every match by these metadata fields first, then by score. */
+  sort?: SortField[] | undefined;
+  /** Counts the values of these metadata fields over every match. */
+  facets?: FacetRequest | undefined;
   offset: number;
   limit: number;
 }
+
+/** Words match exactly: no typos, no prefixes. */
+const EXACT: MatchOptions = { typoTolerance: false, prefix: false };
 
 /** One ranked document, and its best passage by vector score (as an index into its passages) where one was scored. */
 export interface ScoredDoc {
@@ -92,10 +107,15 @@ export interface ScoredDoc {
   passage?: number;
 }
 
-/** One page of ranked documents and the number of documents that matched. */
+/**
+ * One page of ranked documents, the number of documents that matched, the terms the query's words matched (where the
+ * mode matched any), and the facet counts asked for.
+ */
 export interface SearchPage {
   hits: ScoredDoc[];
   total: number;
+  terms?: ReadonlySet<string>;
+  facets?: FacetCounts;
 }
 
 /**
@@ -123,6 +143,8 @@ export interface SearchIndexParts {
 /** What a {@link SearchIndex} starts from: any parts a snapshot restored, and where its graphs come from. */
 export interface SearchIndexInit extends Partial<SearchIndexParts> {
   revision: number;
+  /** The language of its full-text side, when `text` is not given; English by default. */
+  language?: string | undefined;
   /** Makes the HNSW graph of a large index; without it every vector search scans exactly. */
   graphs?: AnnGraphs | undefined;
 }
@@ -130,6 +152,12 @@ export interface SearchIndexInit extends Partial<SearchIndexParts> {
 /** Vector scores per document slot: the best passage's score, and that passage's slot. */
 interface DocScores extends SlotScores {
   best: number[];
+}
+
+/** Scored documents of a search, how many matched, and each one's best passage slot where vectors were scored. */
+interface Found extends SlotScores {
+  total: number;
+  best?: Map<number, number>;
 }
 
 /** The searchable state of one index at one revision. */
@@ -152,6 +180,8 @@ export class SearchIndex {
   #contentBytes = 0;
   /** Passage slots whose vectors the graph does not hold yet: added in batches, at the next search or once many. */
   readonly #annPending = new Set<number>();
+  /** Metadata fields that facets and sort have asked for, as columns. */
+  readonly #columns = new MetadataColumns((slot) => this.#contents[slot]?.metadata, () => this.#ids.length);
 
   constructor(init: SearchIndexInit) {
     this.#revision = init.revision;
@@ -159,7 +189,7 @@ export class SearchIndex {
     this.#contents = init.contents ?? [];
     this.#passages = init.passages ?? [];
     this.#vectors = init.vectors ?? new VectorStore();
-    this.#text = init.text ?? new TextIndex();
+    this.#text = init.text ?? new TextIndex(analyzerFor(init.language));
     this.#graphs = init.graphs;
     this.#ann = init.graphs === undefined ? undefined : init.ann;
     for (let slot = 0; slot < this.#ids.length; slot++) {
@@ -194,7 +224,7 @@ export class SearchIndex {
 
   /** Bytes of memory it holds, estimated: documents, vectors, postings and the graph. */
   memoryBytes(): number {
-    return this.#contentBytes + this.#vectors.bytes + this.#text.bytes + (this.#ann?.bytes ?? 0) +
+    return this.#contentBytes + this.#vectors.bytes + this.#text.bytes + (this.#ann?.bytes ?? 0) + this.#columns.bytes +
       this.#ids.length * BYTES_PER_SLOT + this.#owners.length * BYTES_PER_PASSAGE;
   }
 
@@ -255,28 +285,58 @@ export class SearchIndex {
     return Array.from({ length: spans.length / 2 }, (_, i) => ({ start: spans[2 * i]!, end: spans[2 * i + 1]! }));
   }
 
+  /** How the full-text side analyzes texts: its language, stemmer and stop words. */
+  get analyzer(): Analyzer {
+    return this.#text.analyzer;
+  }
+
+  /** The terms the words of `text` match in this index, as `match` allows. */
+  textQuery(text: string, match: MatchOptions = EXACT): TextQuery {
+    return this.#text.query(text, match);
+  }
+
   /** Finds, filters and ranks documents; `vector` and `hybrid` queries need `query.vector`. */
   search(query: SearchQuery): SearchPage {
     const { filter } = query;
     const keep = filter === undefined ? undefined : (slot: number) => filter(this.#contents[slot]!.metadata);
-    if (query.mode === "fulltext") {
-      const found = this.#text.scores(query.text, keep);
-      return { hits: this.#rank(found, query), total: found.slots.length };
+    const textQuery = query.mode === "vector" ? undefined : this.#text.query(query.text, query.match ?? EXACT);
+    if (query.mode !== "fulltext") {
+      if (query.vector === undefined) throw new TypeError(`A "${query.mode}" search needs the query vector`);
+      this.#vectors.checkDims(query.vector);
     }
-    if (query.vector === undefined) throw new TypeError(`A "${query.mode}" search needs the query vector`);
-    this.#vectors.checkDims(query.vector);
+    const found = query.mode === "fulltext"
+      ? withTotal(this.#text.scores(textQuery!, keep))
+      : this.#vectorSearch(query, textQuery, keep);
+    // Every document matches in vector and hybrid modes (they rank, they exclude nothing): all that pass the filter.
+    const matches = () => query.mode === "fulltext" ? found.slots : [...this.#occupiedSlots(keep)];
+    const page: SearchPage = { hits: this.#rank(found, query), total: found.total };
+    if (textQuery !== undefined) page.terms = textQuery.terms;
+    if (query.facets !== undefined) {
+      page.facets = facetCounts(matches(), this.#columns, query.facets);
+    }
+    return page;
+  }
+
+  /**
+   * Vector scores (and, in hybrid mode, fused ones) of the candidates, with each document's best passage. A sorted
+   * query scores every document that passes the filter, since the sort, not the score, picks its page.
+   */
+  #vectorSearch(query: SearchQuery, textQuery: TextQuery | undefined, keep?: (slot: number) => boolean): Found {
+    const queryVector = query.vector!;
     const wanted = query.offset + query.limit;
     // Hybrid needs the pool's nearest documents even for a short page.
-    const candidates = this.#candidateCount(query.mode === "vector" ? wanted : Math.max(HYBRID_POOL, wanted), keep);
+    const candidates = query.sort !== undefined
+      ? undefined
+      : this.#candidateCount(query.mode === "vector" ? wanted : Math.max(HYBRID_POOL, wanted), keep);
     const vector = candidates === undefined
-      ? this.#docScores(query.vector, this.#passagesOf(this.#occupiedSlots(keep)))
-      : this.#docScores(query.vector, this.#graphCandidates(query.vector, candidates));
+      ? this.#docScores(queryVector, this.#passagesOf(this.#occupiedSlots(keep)))
+      : this.#docScores(queryVector, this.#passagesOf(this.#ownersOf(this.#graphCandidates(queryVector, candidates))));
     const best = new Map(vector.slots.map((slot, i) => [slot, vector.best[i]!]));
     const total = candidates === undefined ? vector.slots.length : this.size;
-    if (query.mode === "vector") return { hits: this.#rank(vector, query, best), total };
+    if (textQuery === undefined) return { ...vector, total, best };
     // Hybrid: every scored document is a candidate, and so are the best BM25 matches (a scan scored them all). The
     // scale comes from the pool, so a document scores the same on every page, found by the graph or by a scan.
-    const textScores = this.#text.scores(query.text, keep);
+    const textScores = this.#text.scores(textQuery, keep);
     // Best first, so that the pool's best matches are its head.
     const text = this.#best(
       textScores,
@@ -284,7 +344,7 @@ export class SearchIndex {
     );
     const cosines = new Map(vector.slots.map((slot, i) => [slot, vector.scores[i]!]));
     const missing = text.slots.filter((slot) => !cosines.has(slot));
-    const extra = this.#docScores(query.vector, this.#passagesOf(missing));
+    const extra = this.#docScores(queryVector, this.#passagesOf(missing));
     extra.slots.forEach((slot, i) => {
       cosines.set(slot, extra.scores[i]!);
       best.set(slot, extra.best[i]!);
@@ -296,7 +356,7 @@ export class SearchIndex {
     const bm25 = new Map(ranked.slots.map((slot, i) => [slot, ranked.scores[i]!]));
     const slots = [...cosines.keys()];
     const fused = fuseScores(slots.map((slot) => cosines.get(slot)!), slots.map((slot) => bm25.get(slot) ?? 0), scale);
-    return { hits: this.#rank({ slots, scores: fused }, query, best), total };
+    return { slots, scores: fused, total, best };
   }
 
   /**
@@ -340,6 +400,16 @@ export class SearchIndex {
     return result;
   }
 
+  /**
+   * The documents that own `passages`. The graph proposes passages, but every passage of a proposed document is then
+   * scored, so that its score is its best passage's whether or not the graph found that one.
+   */
+  #ownersOf(passages: Iterable<number>): Set<number> {
+    const owners = new Set<number>();
+    for (const passage of passages) owners.add(this.#owners[passage]!);
+    return owners;
+  }
+
   *#passagesOf(slots: Iterable<number>): Generator<number> {
     for (const slot of slots) yield* this.#passages[slot]!;
   }
@@ -356,11 +426,14 @@ export class SearchIndex {
     this.#annPending.clear();
   }
 
-  #rank(found: SlotScores, query: SearchQuery, best?: Map<number, number>): ScoredDoc[] {
-    return this.#top(found, query).map((i) => {
+  #rank(found: Found, query: SearchQuery): ScoredDoc[] {
+    const positions = query.sort === undefined
+      ? this.#top(found, query)
+      : sortOrder(found, this.#columns, (slot) => this.#ids[slot]!, query.sort, query);
+    return positions.map((i) => {
       const slot = found.slots[i]!;
       const hit: ScoredDoc = { id: this.#ids[slot]!, score: found.scores[i]! };
-      const passage = best?.get(slot);
+      const passage = found.best?.get(slot);
       if (passage !== undefined) hit.passage = this.#passages[slot]!.indexOf(passage);
       return hit;
     });
@@ -406,6 +479,7 @@ export class SearchIndex {
     this.#contents[slot] = content;
     this.#passages[slot] = passages;
     this.#slots.set(id, slot);
+    this.#columns.set(slot, content.metadata);
     this.#text.add(slot, content.text);
     this.#contentBytes += contentBytes(id, content);
     return passages;
@@ -422,10 +496,15 @@ export class SearchIndex {
     this.#passageCount -= this.#passages[slot]!.length;
     this.#ids[slot] = undefined;
     this.#contents[slot] = undefined;
+    this.#columns.set(slot, undefined);
     this.#passages[slot] = undefined;
     this.#slots.delete(id);
     this.#free.push(slot);
   }
+}
+
+function withTotal(scores: SlotScores): Found {
+  return { ...scores, total: scores.slots.length };
 }
 
 /** Memory per slot beyond its document: its place in the arrays, the id map and its list of passages. */

@@ -1,21 +1,24 @@
 /**
- * The snapshot format of an index's search state: its documents by slot (id, text, metadata as JSON, term count, and
- * their passages' slots, spans and vectors as float32, each stored once), the full-text postings, and the HNSW graph
- * of passages (empty when the index has none), so that a load rebuilds nothing it can read.
+ * The snapshot format of an index's search state: the language of its full-text side, its documents by slot (id,
+ * text, metadata as JSON, term count, and their passages' slots, spans and vectors as float32, each stored once), the
+ * full-text postings and the words typos and prefixes are matched against, and the HNSW graph of passages (empty when
+ * the index has none), so that a load rebuilds nothing it can read.
  */
 import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
 import { type DocContent, SearchIndex } from "./search_index.ts";
+import { analyzerFor } from "../fulltext/analyzer.ts";
 import { type Posting, TextIndex } from "./text_index.ts";
 import { VectorStore } from "./vector_store.ts";
 
-const FORMAT = "quire-search-3";
+const FORMAT = "quire-search-4";
 
 /** Encodes an index's search state. */
 export function encodeSearchSnapshot(index: SearchIndex): Uint8Array {
   const { revision, ids, contents, passages, vectors, text, ann } = index.parts();
   const out = new ByteWriter();
   out.string(FORMAT);
+  out.string(text.analyzer.language);
   out.f64(revision);
   out.u32(ids.length);
   out.u32(vectors.dims);
@@ -44,18 +47,31 @@ export function encodeSearchSnapshot(index: SearchIndex): Uint8Array {
     out.words(Uint32Array.from(counts));
   }
   out.string("");
+  for (const word of text.variants()) out.string(word);
+  out.string("");
   out.run(ann?.save() ?? new Uint8Array(0));
   return out.bytes();
+}
+
+/** Options of {@link decodeSearchSnapshot}. */
+export interface SnapshotDecodeOptions {
+  graphs?: AnnGraphs | undefined;
+  /** The index's language: a snapshot analyzed in another one is refused. */
+  language?: string | undefined;
 }
 
 /**
  * Decodes what {@link encodeSearchSnapshot} wrote. Without `graphs` a stored graph is skipped (the index scans
  * exactly); with them, a large index stored without a graph gets one built from its vectors.
  */
-export function decodeSearchSnapshot(bytes: Uint8Array, options: { graphs?: AnnGraphs } = {}): SearchIndex {
+export function decodeSearchSnapshot(bytes: Uint8Array, options: SnapshotDecodeOptions = {}): SearchIndex {
   const input = new ByteReader(bytes);
   const format = input.string();
   if (format !== FORMAT) throw new Error(`Unknown search snapshot format "${format}"`);
+  const language = input.string();
+  if (options.language !== undefined && language !== options.language) {
+    throw new Error(`The snapshot is of language "${language}", the index of "${options.language}"`);
+  }
   const revision = input.f64();
   const slots = input.u32();
   const dims = input.u32();
@@ -85,7 +101,9 @@ export function decodeSearchSnapshot(bytes: Uint8Array, options: { graphs?: AnnG
   for (let term = input.string(); term !== ""; term = input.string()) {
     postings.push({ term, slots: input.uints(), counts: input.uints() });
   }
-  const text = TextIndex.fromPostings(postings, lengths, docs);
+  const variants: string[] = [];
+  for (let word = input.string(); word !== ""; word = input.string()) variants.push(word);
+  const text = TextIndex.fromPostings(analyzerFor(language), postings, variants, lengths, docs);
   const graph = input.run();
   const { graphs } = options;
   const ann = graph.byteLength === 0 || graphs === undefined ? undefined : graphs.load(graph, dims);

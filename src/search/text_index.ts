@@ -1,13 +1,19 @@
 /**
- * Okapi BM25 full-text scoring over Orama's radix tree. The tree maps each term to the set of slots (documents) that
- * hold it; beside it this index keeps what BM25 needs: each document's length and the counts of its repeated terms.
- * Terms match exactly: no prefixes, no typo tolerance.
+ * Okapi BM25 full-text scoring over Orama's radix tree. The tree maps each term (a stemmed word, see
+ * {@link Analyzer}) to the set of slots (documents) that hold it; beside it this index keeps what BM25 needs: each
+ * document's length and the counts of its repeated terms. A second tree holds the words whose term differs from them
+ * ("running" for "run"), so that typos and prefixes are matched against the words people type.
+ *
+ * A query word matches its own term exactly, and, as asked, the terms within a few typos of it and, for the last word,
+ * those it is a prefix of. A document scores each query word by its best match, weighted down for typos and prefixes,
+ * so that an exact match ranks above a typo or prefix match of the same BM25 weight, and fewer typos above more.
  *
  * Every statistic is an integer count, so the same documents give the same scores however the index was built:
  * written live, loaded from a snapshot or rebuilt.
  */
 import { radix } from "@orama/orama/trees";
-import { tokenize } from "./tokenize.ts";
+import { type Analyzer, analyzerFor } from "../fulltext/analyzer.ts";
+import { wordsWithin, wordsWithPrefix } from "../fulltext/tree_walks.ts";
 import type { SlotScores } from "./vector_store.ts";
 
 /** BM25 term-frequency saturation (k1) and length normalisation (b), as in Lucene. */
@@ -23,10 +29,44 @@ export interface Posting {
 
 /** Memory per slot-term pair, measured on Debian word-list prose: a set entry, its share of the tree and repeats. */
 const BYTES_PER_POSTING = 48;
+/** Memory per word of the second tree: its node, its share of a parent's children and its one-entry set. */
+const BYTES_PER_VARIANT = 240;
+
+/** Query words of at least this many characters match with one typo, and with two from the second length. */
+export const TYPO_LENGTHS = [5, 9] as const;
+/** The weight of a match with one typo and with two, against an exact match's 1. */
+const TYPO_WEIGHTS = [1, 0.5, 0.3] as const;
+/** The weight of a word the last query word is a prefix of. */
+const PREFIX_WEIGHT = 0.7;
+/** Words a prefix expands to, the most common first; of at most this many visited. */
+const PREFIX_EXPANSIONS = 50;
+const PREFIX_VISITS = 2_000;
+
+/** How a query's words match: with typos, and the last one as a prefix. */
+export interface MatchOptions {
+  typoTolerance: boolean;
+  prefix: boolean;
+}
+
+/** A term a query word matches and the weight of that match. */
+export interface TermMatch {
+  term: string;
+  weight: number;
+}
+
+/** A query as the index matches it: per query word, the terms it matches; and every term matched. */
+export interface TextQuery {
+  words: TermMatch[][];
+  terms: ReadonlySet<string>;
+}
 
 /** A full-text index of document texts, by slot. */
 export class TextIndex {
+  readonly analyzer: Analyzer;
   readonly #tree = new radix.RadixTree();
+  /** Words whose term is not the word itself: what typos and prefixes are matched against besides the terms. */
+  readonly #variants = new radix.RadixTree();
+  #variantCount = 0;
   #lengths = new Uint32Array(0);
   /** Per term, the slots that hold it more than once, with their counts; every other holder holds it once. */
   readonly #repeats = new Map<string, Map<number, number>>();
@@ -36,10 +76,19 @@ export class TextIndex {
   #postings = 0;
   #factors: { lengthNorms: Float64Array; singles: Float64Array } | undefined;
 
+  constructor(analyzer: Analyzer = analyzerFor()) {
+    this.analyzer = analyzer;
+  }
+
   /** Indexes the text of an empty slot. */
   add(slot: number, text: string): void {
     let length = 0;
-    for (const [term, count] of termCounts(text)) {
+    const counts = new Map<string, number>();
+    for (const { surface, term } of this.analyzer.words(text)) {
+      counts.set(term, (counts.get(term) ?? 0) + 1);
+      if (surface !== term) this.#addVariant(surface);
+    }
+    for (const [term, count] of counts) {
       this.#tree.insert(term, slot);
       this.#postings++;
       length += count;
@@ -50,7 +99,7 @@ export class TextIndex {
 
   /** Removes the text that {@link add} indexed for `slot`; `text` must be that same text. */
   remove(slot: number, text: string): void {
-    for (const [term, count] of termCounts(text)) {
+    for (const [term, count] of this.#termCounts(text)) {
       const node = this.#node(term);
       if (node?.d.delete(slot)) this.#postings--;
       if (node?.d.size === 0) this.#tree.removeWord(term);
@@ -62,25 +111,86 @@ export class TextIndex {
     this.#factors = undefined;
   }
 
-  /** The BM25 score of every slot that holds at least one term of `query` and that `keep` accepts. */
-  scores(query: string, keep?: (slot: number) => boolean): SlotScores {
+  /** The terms each word of `query` matches here, as `options` allow. */
+  query(query: string, options: MatchOptions): TextQuery {
+    const words = [...new Set(this.analyzer.queryWords(query))];
+    const terms = new Set<string>();
+    const matches = words.map((surface, i) => {
+      const weights = new Map<string, number>([[this.analyzer.stem(surface), 1]]);
+      const offer = (term: string, weight: number) => {
+        if (weight > (weights.get(term) ?? 0)) weights.set(term, weight);
+      };
+      const length = [...surface].length;
+      const maxEdits = options.typoTolerance ? TYPO_LENGTHS.filter((least) => length >= least).length : 0;
+      if (maxEdits > 0) {
+        for (const { word, edits } of wordsWithin(this.#tree, surface, maxEdits)) offer(word, TYPO_WEIGHTS[edits]!);
+        for (const { word, edits } of wordsWithin(this.#variants, surface, maxEdits)) {
+          offer(this.analyzer.stem(word), TYPO_WEIGHTS[edits]!);
+        }
+      }
+      if (options.prefix && i === words.length - 1) {
+        for (const term of this.#prefixTerms(surface)) offer(term, PREFIX_WEIGHT);
+      }
+      const matched = [...weights].map(([term, weight]) => ({ term, weight }));
+      for (const { term } of matched) terms.add(term);
+      return matched;
+    });
+    return { words: matches, terms };
+  }
+
+  /** The most common terms of the words that `prefix` starts. */
+  #prefixTerms(prefix: string): string[] {
+    const terms = new Set(wordsWithPrefix(this.#tree, prefix, PREFIX_VISITS));
+    for (const word of wordsWithPrefix(this.#variants, prefix, PREFIX_VISITS)) terms.add(this.analyzer.stem(word));
+    const holders = (term: string) => this.#node(term)?.d.size ?? 0;
+    return [...terms].filter((term) => holders(term) > 0).sort((a, b) => holders(b) - holders(a) || (a < b ? -1 : 1))
+      .slice(0, PREFIX_EXPANSIONS);
+  }
+
+  /**
+   * The BM25 score of every slot that matches at least one word of `query` and that `keep` accepts: per query word,
+   * the best of its matches, each weighted.
+   */
+  scores(query: TextQuery, keep?: (slot: number) => boolean): SlotScores {
     const result: SlotScores = { slots: [], scores: [] };
     if (this.#docs === 0) return result;
     const { lengthNorms, singles } = this.#lengthFactors();
     const sums = new Float64Array(lengthNorms.length);
     const touched: number[] = [];
-    for (const term of termCounts(query).keys()) {
-      const holders = this.#node(term)?.d;
-      if (holders === undefined || holders.size === 0) continue;
-      const idf = Math.log(1 + (this.#docs - holders.size + 0.5) / (holders.size + 0.5));
-      // Every holder as if it held the term once, then the few that hold it more often get the difference.
-      for (const slot of holders) {
+    // Per slot, the best match of the current word; only needed when a word has more than one.
+    const best = new Float64Array(lengthNorms.length);
+    const bestTouched: number[] = [];
+    for (const matches of query.words) {
+      const alone = matches.length === 1;
+      for (const { term, weight } of matches) {
+        const holders = this.#node(term)?.d;
+        if (holders === undefined || holders.size === 0) continue;
+        const idf = weight * Math.log(1 + (this.#docs - holders.size + 0.5) / (holders.size + 0.5));
+        const repeats = this.#repeats.get(term);
+        if (alone) {
+          // Every holder as if it held the term once, then the few that hold it more often get the difference.
+          for (const slot of holders) {
+            if (sums[slot] === 0) touched.push(slot);
+            sums[slot]! += idf * singles[slot]!;
+          }
+          for (const [slot, tf] of repeats ?? []) {
+            sums[slot]! += idf * (tf * (K1 + 1) / (tf + lengthNorms[slot]!) - singles[slot]!);
+          }
+          continue;
+        }
+        for (const slot of holders) {
+          const tf = repeats?.get(slot);
+          const score = idf * (tf === undefined ? singles[slot]! : tf * (K1 + 1) / (tf + lengthNorms[slot]!));
+          if (best[slot] === 0) bestTouched.push(slot);
+          if (score > best[slot]!) best[slot] = score;
+        }
+      }
+      for (const slot of bestTouched) {
         if (sums[slot] === 0) touched.push(slot);
-        sums[slot]! += idf * singles[slot]!;
+        sums[slot]! += best[slot]!;
+        best[slot] = 0;
       }
-      for (const [slot, tf] of this.#repeats.get(term) ?? []) {
-        sums[slot]! += idf * (tf * (K1 + 1) / (tf + lengthNorms[slot]!) - singles[slot]!);
-      }
+      bestTouched.length = 0;
     }
     for (const slot of touched) {
       if (keep !== undefined && !keep(slot)) continue;
@@ -123,9 +233,19 @@ export class TextIndex {
     }
   }
 
+  /** The words of the second tree whose terms some document still holds, for a snapshot. */
+  *variants(): Generator<string> {
+    const stack: radix.RadixNode[] = [this.#variants];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (node.e && node.d.size > 0 && this.#node(this.analyzer.stem(node.w)) !== undefined) yield node.w;
+      stack.push(...node.c.values());
+    }
+  }
+
   /** Bytes of memory it holds, estimated from its postings (a radix tree of terms, each with a set of slots). */
   get bytes(): number {
-    return this.#postings * BYTES_PER_POSTING + this.#lengths.byteLength;
+    return this.#postings * BYTES_PER_POSTING + this.#variantCount * BYTES_PER_VARIANT + this.#lengths.byteLength;
   }
 
   /** The number of terms (repeats included) in the text of a slot. */
@@ -134,10 +254,17 @@ export class TextIndex {
   }
 
   /**
-   * Rebuilds an index of `docs` documents from snapshot postings and per-slot lengths, without tokenizing.
+   * Rebuilds an index of `docs` documents from snapshot postings, words and per-slot lengths, without tokenizing.
    */
-  static fromPostings(postings: Iterable<Posting>, lengths: Uint32Array, docs: number): TextIndex {
-    const index = new TextIndex();
+  static fromPostings(
+    analyzer: Analyzer,
+    postings: Iterable<Posting>,
+    variants: Iterable<string>,
+    lengths: Uint32Array,
+    docs: number,
+  ): TextIndex {
+    const index = new TextIndex(analyzer);
+    for (const word of variants) index.#addVariant(word);
     for (const { term, slots, counts } of postings) {
       if (slots.length === 0) continue;
       index.#tree.insert(term, slots[0]!);
@@ -153,6 +280,18 @@ export class TextIndex {
     index.#docs = docs;
     for (const length of lengths) index.#totalLength += length;
     return index;
+  }
+
+  #addVariant(word: string): void {
+    if (exactNode(this.#variants, word) !== undefined) return;
+    this.#variants.insert(word, 0);
+    this.#variantCount++;
+  }
+
+  #termCounts(text: string): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const term of this.analyzer.terms(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    return counts;
   }
 
   #repeatsOf(term: string): Map<number, number> {
@@ -175,20 +314,19 @@ export class TextIndex {
 
   /** The radix node where exactly `term` ends, if any. */
   #node(term: string): radix.RadixNode | undefined {
-    let node: radix.RadixNode = this.#tree;
-    let at = 0;
-    while (at < term.length) {
-      const child = node.c.get(term[at]!);
-      if (child === undefined || !term.startsWith(child.s, at)) return undefined;
-      node = child;
-      at += child.s.length;
-    }
-    return node.e ? node : undefined;
+    return exactNode(this.#tree, term);
   }
 }
 
-function termCounts(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const term of tokenize(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
-  return counts;
+/** The node of a radix tree where exactly `word` ends, if any. */
+function exactNode(tree: radix.RadixNode, word: string): radix.RadixNode | undefined {
+  let node: radix.RadixNode = tree;
+  let at = 0;
+  while (at < word.length) {
+    const child = node.c.get(word[at]!);
+    if (child === undefined || !word.startsWith(child.s, at)) return undefined;
+    node = child;
+    at += child.s.length;
+  }
+  return node.e ? node : undefined;
 }

@@ -53,6 +53,8 @@ export interface IndexRecord {
   passageCount?: number;
   /** How texts split into passages, when set at creation; the defaults for the model otherwise. */
   passages?: PassageSettings;
+  /** The language full-text search analyzes texts in, when set at creation; English otherwise. */
+  language?: string;
   createdAt: string;
   updatedAt: string;
   pending?: PendingBatch;

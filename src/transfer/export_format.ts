@@ -13,6 +13,7 @@ export interface ExportHeader {
   name: string;
   model: { id: string; version: string };
   passages?: PassageSettings;
+  language: string;
   docCount: number;
   passageCount: number;
   exportedAt: string;

@@ -4,6 +4,7 @@
  * to, and the index record appears in one commit at the end, so that a bad line leaves nothing behind.
  */
 import { z } from "zod";
+import { DEFAULT_LANGUAGE, LANGUAGES } from "../fulltext/languages.ts";
 import type { ServiceContext } from "../context.ts";
 import { ApiError } from "../api/api_error.ts";
 import { indexExists } from "../api/index_errors.ts";
@@ -43,6 +44,7 @@ const headerSchema = z.object({
   format: z.literal(1),
   model: z.object({ id: z.string(), version: z.string() }),
   passages: z.object({ maxTokens: z.number().int(), overlapTokens: z.number().int() }).optional(),
+  language: z.enum(LANGUAGES as [string, ...string[]]).optional(),
 });
 
 const docSchema = z.object({
@@ -87,6 +89,7 @@ export async function importIndex(
     revision: 1,
     docCount: 0,
     passageCount: 0,
+    language: header.language ?? DEFAULT_LANGUAGE,
     createdAt: now,
     updatedAt: now,
   };

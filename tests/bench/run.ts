@@ -61,6 +61,28 @@ async function searchThroughput(target: ServerProcess): Promise<{ rate: number; 
   return { rate: QUERIES / took * 1000, cores };
 }
 
+/** Latencies of `queries` searched on the large index by {@link CLIENTS} concurrent clients, with `body`'s fields. */
+async function searchLatencies(
+  target: ServerProcess,
+  queries: string[],
+  body: Record<string, unknown>,
+): Promise<number[]> {
+  const latencies: number[] = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (next < queries.length) {
+      const query = queries[next++]!;
+      latencies.push(await timed(() => ok(target, { action: "search", indexName: "large", query, ...body })));
+    }
+  }));
+  return latencies;
+}
+
+/** How much more `value` is than `base`, in percent. */
+function pct(value: number, base: number): string {
+  return `${((value / base - 1) * 100).toFixed(0)}%`;
+}
+
 /** The `quire_index_loads_total` samples of a server's `/metrics`, as `kind=count` pairs. */
 async function loadCounts(target: ServerProcess): Promise<string> {
   const text = await (await fetch(target.url.replace("/manage", "/metrics"))).text();
@@ -129,14 +151,7 @@ try {
   // 3. Search under load: 8 concurrent clients, then recall of the vector mode against brute force.
   const queries = benchQueries(QUERIES);
   for (const mode of ["vector", "hybrid", "fulltext"]) {
-    const latencies: number[] = [];
-    let nextQuery = 0;
-    await Promise.all(Array.from({ length: CLIENTS }, async () => {
-      while (nextQuery < queries.length) {
-        const query = queries[nextQuery++]!;
-        latencies.push(await timed(() => ok(server, { action: "search", indexName: "large", query, mode })));
-      }
-    }));
+    const latencies = await searchLatencies(server, queries, { mode });
     const target = mode === "vector" ? " (target p50 ≤ 50 ms)" : mode === "hybrid" ? " (target p50 ≤ 100 ms)" : "";
     line(
       `3. search ${mode}`,
@@ -145,6 +160,29 @@ try {
       }${target}`,
     );
   }
+  // 14. Full-text as people expect it, against exact matching in the same run: rounds alternate the variants.
+  const variants: Record<string, Record<string, unknown>> = {
+    exact: { typoTolerance: false, prefix: false },
+    "typo+prefix": {},
+    "+ facets": { facets: ["category", "year"] },
+    "+ sort": { sort: [{ field: "year", order: "desc" }] },
+  };
+  const fulltextLatencies = new Map(Object.keys(variants).map((name) => [name, [] as number[]]));
+  for (let round = 0; round < 4; round++) {
+    const slice = queries.slice(round * (queries.length / 4), (round + 1) * (queries.length / 4));
+    for (const [name, extra] of Object.entries(variants)) {
+      fulltextLatencies.get(name)!.push(...await searchLatencies(server, slice, { mode: "fulltext", ...extra }));
+    }
+  }
+  const p50 = (name: string) => quantile(fulltextLatencies.get(name)!, 0.5);
+  line(
+    "14. fulltext",
+    `${CLIENTS} clients, ${queries.length} queries each: exact p50 ${ms(p50("exact"))}; typo+prefix ` +
+      `${ms(p50("typo+prefix"))} (${(p50("typo+prefix") / p50("exact")).toFixed(2)}×, target ≤ 2×); + facets ` +
+      `${ms(p50("+ facets"))} (+${pct(p50("+ facets"), p50("typo+prefix"))}, target ≤ 30%); + sort by year ` +
+      `${ms(p50("+ sort"))} (+${pct(p50("+ sort"), p50("typo+prefix"))}, target ≤ 30%)`,
+  );
+
   const recallQueries = benchQueries(RECALL_QUERIES, 7);
   const served: string[][] = [];
   for (const query of recallQueries) {
