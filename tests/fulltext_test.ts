@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { analyzerFor } from "../src/fulltext/analyzer.ts";
 import { LANGUAGES } from "../src/fulltext/languages.ts";
-import { highlightRanges, snippetOf } from "../src/fulltext/highlights.ts";
+import { highlightRanges, snippetOf, textWords } from "../src/fulltext/highlights.ts";
 import { wordsWithin, wordsWithPrefix } from "../src/fulltext/tree_walks.ts";
 import { radix } from "@orama/orama/trees";
 import { type MatchOptions, TextIndex } from "../src/search/text_index.ts";
@@ -147,18 +147,18 @@ Deno.test("highlights give every matched word, typos and prefixes included; snip
   const index = indexOf({ a: text });
   const english = index.analyzer;
   const terms = index.textQuery("reset password", FUZZY).terms;
-  const words = highlightRanges(text, english, terms).map(({ start, end }) => text.slice(start, end));
+  const words = highlightRanges(textWords(text, english), terms).map(({ start, end }) => text.slice(start, end));
   assert.deepEqual(words, ["Reset", "Passwords", "passwrd", "password"]);
   const long = [...Array(40).keys()].map((i) => `filler${i}`).join(" ") + " the lantern shines " +
     [...Array(40).keys()].map((i) => `after${i}`).join(" ");
   const lanternIndex = indexOf({ l: long });
-  const snippet = snippetOf(long, english, lanternIndex.textQuery("lant", FUZZY).terms);
+  const snippet = snippetOf(long, textWords(long, english), lanternIndex.textQuery("lant", FUZZY).terms);
   assert.ok(snippet.text.startsWith("…") && snippet.text.endsWith("…"), snippet.text);
   assert.equal(snippet.text.split(" ").length, 20);
   assert.deepEqual(snippet.highlights.map(({ start, end }) => snippet.text.slice(start, end)), ["lantern"]);
-  const short = snippetOf("a lantern", english, lanternIndex.textQuery("lantern", FUZZY).terms);
+  const short = snippetOf("a lantern", textWords("a lantern", english), lanternIndex.textQuery("lantern", FUZZY).terms);
   assert.deepEqual(short, { text: "a lantern", highlights: [{ start: 2, end: 9 }] });
-  const none = snippetOf(long, english, new Set());
+  const none = snippetOf(long, textWords(long, english), new Set());
   assert.ok(none.text.startsWith("filler0 ") && none.text.endsWith("…") && none.highlights.length === 0);
 });
 

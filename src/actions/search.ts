@@ -9,7 +9,8 @@ import type { ScoredDoc, SearchIndex } from "../search/search_index.ts";
 import { indexNotFound } from "../api/index_errors.ts";
 import { isExternalModel } from "../embedding/model_registry.ts";
 import { passageByMatches } from "../passages/passage_by_matches.ts";
-import { highlightRanges, snippetOf, type TextRange } from "../fulltext/highlights.ts";
+import { highlightRanges, snippetOf, type TextRange, textWords } from "../fulltext/highlights.ts";
+import type { Word } from "../fulltext/analyzer.ts";
 import { indexModelId } from "../writes/index_model.ts";
 import { modelCall } from "../writes/index_embedding.ts";
 
@@ -117,9 +118,11 @@ interface HitOptions {
 function toHit(index: SearchIndex, { id, score, passage }: ScoredDoc, { include, terms }: HitOptions): SearchHit {
   const hit: SearchHit = { id };
   const content = index.content(id)!;
-  const analyzer = index.analyzer;
+  // The text is read into words once, for whichever of passage, highlights and snippet need them.
+  let words: Word[] | undefined;
+  const wordsOf = () => words ??= textWords(content.text, index.analyzer);
   let highlights: TextRange[] | undefined;
-  const highlightsOf = () => highlights ??= highlightRanges(content.text, analyzer, terms);
+  const highlightsOf = () => highlights ??= highlightRanges(wordsOf(), terms);
   if (include.has("score")) hit.score = score;
   if (include.has("text")) hit.text = content.text;
   if (include.has("metadata") && content.metadata !== undefined) hit.metadata = content.metadata;
@@ -129,6 +132,6 @@ function toHit(index: SearchIndex, { id, score, passage }: ScoredDoc, { include,
     hit.passage = { text: content.text.slice(start, end), start, end };
   }
   if (include.has("highlights")) hit.highlights = highlightsOf();
-  if (include.has("snippet")) hit.snippet = snippetOf(content.text, analyzer, terms);
+  if (include.has("snippet")) hit.snippet = snippetOf(content.text, wordsOf(), terms);
   return hit;
 }

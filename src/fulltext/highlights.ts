@@ -20,19 +20,18 @@ export interface Snippet {
 const SNIPPET_WORDS = 20;
 const ELLIPSIS = "…";
 
-/** The ranges of the words of `text` whose terms are in `terms`, in order. */
-export function highlightRanges(text: string, analyzer: Analyzer, terms: ReadonlySet<string>): TextRange[] {
-  return textWords(text, analyzer).filter((word) => terms.has(word.term)).map(({ start, end }) => ({ start, end }));
+/** The ranges of the words (of {@link textWords}) whose terms are in `terms`, in order. */
+export function highlightRanges(words: Word[], terms: ReadonlySet<string>): TextRange[] {
+  return words.filter((word) => terms.has(word.term)).map(({ start, end }) => ({ start, end }));
 }
 
 /**
- * About {@link SNIPPET_WORDS} words of `text` around its best matches: the stretch with the most distinct matched
+ * About {@link SNIPPET_WORDS} words of `text` (its {@link textWords}) around its best matches: the stretch with the most distinct matched
  * terms (then the most matches), centred on them, with `…` where the text was cut; the start of the text when nothing
  * matched.
  */
-export function snippetOf(text: string, analyzer: Analyzer, terms: ReadonlySet<string>): Snippet {
-  const words = textWords(text, analyzer);
-  if (words.length <= SNIPPET_WORDS) return { text, highlights: highlightRanges(text, analyzer, terms) };
+export function snippetOf(text: string, words: Word[], terms: ReadonlySet<string>): Snippet {
+  if (words.length <= SNIPPET_WORDS) return { text, highlights: highlightRanges(words, terms) };
   const first = bestWindow(words, terms);
   const [from, to] = [first, first + SNIPPET_WORDS];
   const cutStart = from > 0;
@@ -75,7 +74,7 @@ function bestWindow(words: Word[], terms: ReadonlySet<string>): number {
 }
 
 /** The words of a text, one per stretch: a word that folds into several terms keeps the first. */
-function textWords(text: string, analyzer: Analyzer): Word[] {
+export function textWords(text: string, analyzer: Analyzer): Word[] {
   const words: Word[] = [];
   for (const word of analyzer.words(text)) if (words.at(-1)?.start !== word.start) words.push(word);
   return words;
