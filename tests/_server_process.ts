@@ -1,4 +1,5 @@
 /** Runs `main.ts` as a real server process, for tests and benchmarks that restart, kill or measure it. */
+import assert from "node:assert/strict";
 import { testModels } from "./_helpers.ts";
 
 /** The permissions of `deno task start`. */
@@ -26,6 +27,14 @@ export interface ServerProcess {
   stop(signal?: Deno.Signal): Promise<number>;
   /** For `await using`: stops the process with SIGTERM unless it was stopped or has exited; again, it does nothing. */
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Calls `server`, asserts a 200 and returns the parsed body. */
+export async function ok<T = unknown>(server: ServerProcess, body: Record<string, unknown>): Promise<T> {
+  const response = await server.call(body);
+  const json = await response.json();
+  assert.equal(response.status, 200, `${body.action} failed: ${JSON.stringify(json)}`);
+  return json as T;
 }
 
 /** An environment for a server over a fresh temporary store, with the generated test models unless given others. */

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { assertJsonError, testModels } from "./_helpers.ts";
 import { TINY_BERT } from "./_model.ts";
-import { serverEnvironment, type ServerProcess, startServerProcess } from "./_server_process.ts";
+import { ok, serverEnvironment, type ServerProcess, startServerProcess } from "./_server_process.ts";
 
 /** The window of the generated test models, in tokens (their `max_position_embeddings` and `model_max_length`). */
 const MODEL_WINDOW = 512;
@@ -64,14 +64,6 @@ async function startQuire(): Promise<ServerProcess & { env: Record<string, strin
   await Deno.writeTextFile(modelsFile, JSON.stringify({ ...await testModels(), ...EXTERNAL_MODELS }));
   const env = { ...await serverEnvironment(modelsFile), LOG_REQUESTS: "false" };
   return Object.assign(await startServerProcess(env), { env });
-}
-
-/** Calls `server` and asserts a 200, returning the parsed body. */
-async function ok<T = unknown>(server: ServerProcess, body: Record<string, unknown>): Promise<T> {
-  const response = await server.call(body);
-  const json = await response.json();
-  assert.equal(response.status, 200, `${body.action} failed: ${JSON.stringify(json)}`);
-  return json as T;
 }
 
 /** Searches `indexName` and asserts a 200. */

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { assertJsonError } from "./_helpers.ts";
-import { serverEnvironment, type ServerProcess, startServerProcess } from "./_server_process.ts";
+import { ok, serverEnvironment, type ServerProcess, startServerProcess } from "./_server_process.ts";
 
 /** Every language `createIndex` accepts in `options.language`. */
 const LANGUAGES = [
@@ -191,14 +191,6 @@ const INDEXES: [string, Doc[], string?][] = [
   ["deutsch-en", GERMAN_DOCS, "english"],
   ["snippets", SNIPPET_DOCS],
 ];
-
-/** Calls `server` and asserts a 200, returning the parsed body. */
-async function ok<T = unknown>(server: ServerProcess, body: Record<string, unknown>): Promise<T> {
-  const response = await server.call(body);
-  const json = await response.json();
-  assert.equal(response.status, 200, `${body.action} failed: ${JSON.stringify(json)}`);
-  return json as T;
-}
 
 /** Searches `indexName` and asserts a 200. */
 async function search(server: ServerProcess, indexName: string, body: Record<string, unknown>): Promise<SearchResult> {

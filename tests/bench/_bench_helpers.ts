@@ -1,6 +1,5 @@
 /** What the benchmarks share: the fast model's registry, calls that must succeed, timing, RSS, and result lines. */
 import { FAST_384_SHAPE, writeBertModel } from "../_model.ts";
-import type { ServerProcess } from "../_server_process.ts";
 
 /** A registry of the fast one-layer 384-d model, written into `dir` with its `models.json`. */
 export async function writeFastModelRegistry(
@@ -17,13 +16,8 @@ export function line(target: string, text: string): void {
   console.log(`${target.padEnd(22)} ${text}`);
 }
 
-/** Calls the server and returns the parsed answer; throws on anything but a success. */
-export async function ok<T = unknown>(server: ServerProcess, body: Record<string, unknown>): Promise<T> {
-  const response = await server.call(body);
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${body.action} failed with ${response.status}: ${JSON.stringify(json)}`);
-  return json as T;
-}
+/** Calls the server and returns the parsed answer; throws on anything but a 200. */
+export { ok } from "../_server_process.ts";
 
 /** How long `work` took, in milliseconds. */
 export async function timed(work: () => Promise<unknown>): Promise<number> {
