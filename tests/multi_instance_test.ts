@@ -178,9 +178,16 @@ async function getJson<T = Json>(instance: Instance, path: string): Promise<Repl
   return { status: response.status, headers: response.headers, body: parse(text) as T, text };
 }
 
-/** Calls `body` on `instance` and asserts a 200; returns the parsed body. */
+/**
+ * Calls `body` on `instance` and asserts a 200; returns the parsed body. A 503 with `Retry-After` (another process
+ * held the store's lock past every retry, as right after a SIGKILL) is retried as the README tells clients to.
+ */
 async function ok<T = Json>(cluster: Cluster, instance: Instance, body: Json, key = cluster.key): Promise<T> {
-  const reply = await post<T>(instance, body, key);
+  let reply = await post<T>(instance, body, key);
+  for (let retry = 0; retry < 5 && reply.status === 503 && reply.headers.has("retry-after"); retry++) {
+    await new Promise((resolve) => setTimeout(resolve, Number(reply.headers.get("retry-after")) * 1000));
+    reply = await post<T>(instance, body, key);
+  }
   assert.equal(reply.status, 200, `${body.action} on ${instance.name}: ${reply.status} ${reply.text.slice(0, 500)}`);
   return reply.body;
 }
