@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { assertJsonError, startTestServer, type TestServer } from "./_helpers.ts";
+import { licenceParagraphs } from "./_licence_corpus.ts";
 
 interface Hit {
   id: string;
@@ -22,24 +23,6 @@ interface Result {
 const LICENCES = ["GPL-3", "Apache-2.0", "MPL-2.0", "LGPL-2.1", "GFDL-1.3"];
 
 /** Paragraphs of Debian's licence texts with the licence and paragraph number as metadata. */
-interface LicenceParagraph {
-  id: string;
-  text: string;
-  metadata: { licence: string; paragraph: number };
-}
-
-function licenceParagraphs(): LicenceParagraph[] {
-  const docs: LicenceParagraph[] = [];
-  for (const licence of LICENCES) {
-    const paragraphs = Deno.readTextFileSync(`/usr/share/common-licenses/${licence}`).split(/\n\s*\n/)
-      .map((paragraph) => paragraph.replace(/\s+/g, " ").trim()).filter((paragraph) => paragraph.length > 80);
-    paragraphs.forEach((text, i) => {
-      docs.push({ id: `${licence}-${String(i).padStart(3, "0")}`, text, metadata: { licence, paragraph: i } });
-    });
-  }
-  return docs;
-}
-
 async function search(server: TestServer, body: Record<string, unknown>): Promise<Result> {
   return await server.ok<Result>({ action: "search", indexName: "licences", mode: "fulltext", ...body });
 }
@@ -50,7 +33,7 @@ function words(hit: Hit): string[] {
 
 Deno.test("full-text search on real prose finds typos, prefixes and stems, and ranks the exact match first", async () => {
   await using server = await startTestServer();
-  const docs = licenceParagraphs();
+  const docs = licenceParagraphs(LICENCES);
   assert.ok(docs.length > 250, `${docs.length} paragraphs`);
   await server.ok({ action: "createIndex", indexName: "licences", docs });
   const index = await server.ok<{ language: string }>({ action: "getIndex", indexName: "licences" });
@@ -92,7 +75,7 @@ Deno.test("full-text search on real prose finds typos, prefixes and stems, and r
 
 Deno.test("facets count every match, sort orders all matches before the page, in every mode", async () => {
   await using server = await startTestServer();
-  const docs = licenceParagraphs();
+  const docs = licenceParagraphs(LICENCES);
   await server.ok({ action: "createIndex", indexName: "licences", docs });
   const query = "copyright";
   const all = await search(server, { query, limit: 100, include: ["metadata"] });
