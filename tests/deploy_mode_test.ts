@@ -77,6 +77,9 @@ Deno.test("in Deploy shape the server writes only its store, needs no FFI, and r
           }
         }
       }
+      const page = await fetch(new URL("/ui", deploy.url));
+      assert.equal(page.status, 200, "the dashboard is served in Deploy shape too");
+      assert.match(await page.text(), /<title>quire<\/title>/);
     } finally {
       assert.equal(await deploy.stop(), 0);
     }

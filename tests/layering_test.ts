@@ -10,7 +10,7 @@ const SRC = fileURLToPath(new URL("../src/", import.meta.url));
 
 /** Lowest first; a module may import from its own folder and from any earlier layer, never from a later one. */
 const LAYERS: string[][] = [
-  ["util", "concurrency"],
+  ["util", "concurrency", "dashboard"],
   ["fulltext"],
   ["embedding", "search", "observability"],
   ["api"],

@@ -277,6 +277,40 @@ export function openApiDocument(limits: Limits, version: string): Json {
           },
         },
       },
+      "/ui": {
+        get: {
+          operationId: "getDashboard",
+          summary: "The web dashboard: sign in with a project and its key, then browse, add, search and delete",
+          description: "Its files are served under /ui/ with a strict Content-Security-Policy. The page calls " +
+            "POST /manage with the key it was given, kept in the tab's sessionStorage only.",
+          security: [],
+          responses: { "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } } },
+        },
+      },
+      "/ui/settings.json": {
+        get: {
+          operationId: "getDashboardSettings",
+          summary: "What the dashboard's forms offer: the registry's models, the languages and the request limits",
+          security: [],
+          responses: {
+            "200": {
+              description: "The settings",
+              content: jsonContent({
+                type: "object",
+                required: ["models", "languages", "defaultLanguage", "maxDocsPerRequest", "maxBodyBytes"],
+                properties: {
+                  models: { type: "array", items: { type: "string" } },
+                  defaultModel: { type: "string" },
+                  languages: { type: "array", items: { type: "string" } },
+                  defaultLanguage: { type: "string" },
+                  maxDocsPerRequest: { type: "integer" },
+                  maxBodyBytes: { type: "integer" },
+                },
+              }),
+            },
+          },
+        },
+      },
     },
     components: {
       schemas: componentSchemas(limits),

@@ -1,6 +1,7 @@
 /**
- * The outermost handler: routes each path through one table (the probes, `/` and `/openapi.json`, `/metrics` and
- * `/manage`), answers CORS preflights, gives every response an `x-request-id`, and counts and logs every request.
+ * The outermost handler: routes each path through one table (the probes, `/` and `/openapi.json`, `/metrics`,
+ * `/manage` and the dashboard under `/ui`), answers CORS preflights, gives every response an `x-request-id`, and
+ * counts and logs every request.
  */
 import type { ServiceContext } from "../context.ts";
 import { ApiError } from "../api/api_error.ts";
@@ -8,6 +9,7 @@ import type { RequestLog } from "../observability/request_log.ts";
 import { requestIdOf } from "./request_id.ts";
 import { errorResponse } from "./error_response.ts";
 import { allowedOrigin, allowOrigin, type CorsPolicy, isPreflight, preflightResponse } from "./cors.ts";
+import { dashboardRoutes } from "./dashboard_handler.ts";
 import { docsRoutes } from "./docs_handler.ts";
 import { healthRoutes } from "./health_handler.ts";
 import { pathnameOf } from "./pathname.ts";
@@ -35,6 +37,7 @@ export function createServiceHandler(
     ...healthRoutes(ctx),
     ...docsRoutes(ctx.limits),
     metricsRoute(ctx, options.metricsToken),
+    ...dashboardRoutes(ctx, options.maxBodyBytes),
   ];
   const routes = new Map(table.map((route) => [route.path, route]));
   return async (request, info) => {

@@ -1,0 +1,78 @@
+/** The dashboard's entry: signs in, draws the banner, and shows the view that the URL's hash names. */
+import { forgetSession, getJson, manage, readSession } from "./api.js";
+import { h, replaceChildren } from "./dom.js";
+import { renderSignIn } from "./sign_in_view.js";
+import { renderIndexesView } from "./indexes_view.js";
+import { renderIndexView } from "./index_view.js";
+import { renderProjectView } from "./project_view.js";
+
+const main = document.getElementById("main");
+const sessionArea = document.getElementById("session");
+const alertArea = document.getElementById("alert");
+
+/** Stops the shown view's polling; replaced by each view. */
+let disposeView = () => {};
+
+const settings = await getJson("/ui/settings.json").then(({ data }) => data);
+
+/** What every view gets: calls as the signed-in project, the server's settings, and the shared alert. */
+function appFor(session) {
+  return {
+    projectId: session.projectId,
+    settings,
+    call: (action, fields) => manage(session, action, fields),
+    report(error) {
+      alertArea.textContent = error instanceof Error ? error.message : String(error);
+      alertArea.hidden = false;
+    },
+    clearAlert() {
+      alertArea.textContent = "";
+      alertArea.hidden = true;
+    },
+  };
+}
+
+function show() {
+  disposeView();
+  disposeView = () => {};
+  alertArea.textContent = "";
+  alertArea.hidden = true;
+  const session = readSession();
+  if (session === null) {
+    replaceChildren(sessionArea);
+    disposeView = renderSignIn(main, { report: appFor({}).report, onSignedIn: show });
+    return;
+  }
+  replaceChildren(
+    sessionArea,
+    h("span", { class: "project" }, `Project: ${session.projectId}`),
+    h(
+      "nav",
+      { "aria-label": "Main" },
+      h("a", { href: "#/indexes" }, "Indexes"),
+      h("a", { href: "#/project" }, "Project"),
+    ),
+    h("button", { type: "button", onclick: signOut }, "Sign out"),
+  );
+  const app = appFor(session);
+  const route = location.hash.replace(/^#\/?/, "").split("/");
+  if (route[0] === "indexes" && route[1] !== undefined && route[1] !== "") {
+    disposeView = renderIndexView(main, app, decodeURIComponent(route[1]));
+  } else if (route[0] === "project") {
+    disposeView = renderProjectView(main, app);
+  } else {
+    if (location.hash !== "#/indexes") history.replaceState(null, "", "#/indexes");
+    disposeView = renderIndexesView(main, app);
+  }
+  // Keyboard and screen reader users land on the new view's heading.
+  main.querySelector("h1")?.focus();
+}
+
+function signOut() {
+  forgetSession();
+  history.replaceState(null, "", location.pathname);
+  show();
+}
+
+addEventListener("hashchange", show);
+show();
