@@ -197,6 +197,21 @@ export class IndexStates {
       throw indexTooLarge(record.name, entry.bytes, this.budgetBytes);
     }
     this.#evictFor(0, record.id);
+    this.#maybeTune(record.id, index);
+  }
+
+  /**
+   * Tunes how the index finds vector candidates, when it is due: one measured search per turn of the event loop, so
+   * that requests are answered in between.
+   */
+  #maybeTune(indexId: string, index: SearchIndex): void {
+    const steps = index.vectorTuning();
+    if (steps === undefined) return;
+    this.#background.run(`tune vector search of ${indexId}`, async () => {
+      for (let step = steps.next(); !step.done; step = steps.next()) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    });
   }
 
   /** Evicts the least recently used states, but `keep`'s, until `incoming` more bytes fit in the budget. */

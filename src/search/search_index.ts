@@ -19,6 +19,7 @@ import { type FacetCounts, facetCounts, type FacetRequest } from "./facet_counts
 import { type SortField, sortOrder } from "./sort_order.ts";
 import { MetadataColumns } from "./metadata_columns.ts";
 import { type SlotScores, VectorStore } from "./vector_store.ts";
+import { tuneVectorPlan, tuningDue, UNTUNED_PLAN, type VectorPlan } from "./vector_plan.ts";
 
 /**
  * Up to this many passage vectors, vector search scans every one; the HNSW graph is built when an index first grows
@@ -180,6 +181,9 @@ export class SearchIndex {
   #contentBytes = 0;
   /** Passage slots whose vectors the graph does not hold yet: added in batches, at the next search or once many. */
   readonly #annPending = new Set<number>();
+  /** How the graph side finds candidates; tuned from the index's vectors (see {@link vectorTuning}). */
+  #plan: VectorPlan = UNTUNED_PLAN;
+  #tuning = false;
   /** Metadata fields that facets and sort have asked for, as columns. */
   readonly #columns = new MetadataColumns((slot) => this.#contents[slot]?.metadata, () => this.#ids.length);
 
@@ -209,6 +213,8 @@ export class SearchIndex {
     for (let passage = this.#owners.length - 1; passage >= 0; passage--) {
       if (this.#owners[passage] === -1) this.#freePassages.push(passage);
     }
+    // A restored graph holds no int8 codes: they are written from the vectors.
+    this.#ann?.encode(this.#occupiedPassages(), this.#vectors);
     if (this.#ann === undefined && this.#graphs !== undefined && this.#passageCount > EXACT_SEARCH_MAX_VECTORS) {
       // A large index restored without a graph (a snapshot written without USearch): its vectors join a new graph at
       // the next flush, and until then searches scan them exactly, as they do any pending vector.
@@ -371,11 +377,64 @@ export class SearchIndex {
     return useGraph ? candidates : undefined;
   }
 
-  /** The graph's nearest passage candidates and every passage still waiting to enter the graph. */
+  /** The nearest passage candidates as the plan finds them, and every passage still waiting to enter the graph. */
   #graphCandidates(query: Float32Array, count: number): number[] {
-    const candidates = this.#ann!.search(query, count);
+    const found = this.#plan.scan ? this.#ann!.scan(query, count) : this.#ann!.search(query, count, this.#plan.breadth);
+    // A scan may propose a free passage slot (its codes are zeros).
+    const candidates = found.filter((passage) => this.#owners[passage]! >= 0);
     for (const passage of this.#annPending) candidates.push(passage);
     return candidates;
+  }
+
+  /** How vector candidates are found now. */
+  get vectorPlan(): VectorPlan {
+    return this.#plan;
+  }
+
+  /**
+   * The steps of tuning how vector candidates are found, when the index has a graph and has grown enough since it was
+   * last tuned; undefined otherwise, or while a tuning runs. Each step is one measured search; the plan changes after
+   * the last.
+   */
+  vectorTuning(): Generator<void> | undefined {
+    if (this.#ann === undefined || this.#tuning || !tuningDue(this.#plan, this.#passageCount)) return undefined;
+    this.#tuning = true;
+    const ann = this.#ann;
+    const probe = {
+      passages: this.#passageCount,
+      sample: (count: number) => this.#samplePassages(count),
+      vector: (passage: number) => this.#vectors.row(passage),
+      graph: (query: Float32Array, count: number, breadth: number) => ann.search(query, count, breadth),
+      scan: (query: Float32Array, count: number) => ann.scan(query, count),
+      nearest: (query: Float32Array, candidates: number[], nearest: number, self: number) => {
+        const scored = this.#vectors.scores(query, candidates.filter((p) => p !== self && this.#owners[p]! >= 0));
+        return scored.slots.map((slot, i) => [slot, scored.scores[i]!] as const).sort((a, b) => b[1] - a[1])
+          .slice(0, nearest).map(([slot]) => slot);
+      },
+    };
+    const tune = function* (index: SearchIndex): Generator<void> {
+      try {
+        index.#plan = yield* tuneVectorPlan(probe, MIN_ANN_CANDIDATES);
+      } finally {
+        index.#tuning = false;
+      }
+    };
+    return tune(this);
+  }
+
+  /** `count` distinct passages in the graph, drawn with a generator seeded by the index's size (so, repeatably). */
+  #samplePassages(count: number): number[] {
+    const inGraph = [...this.#occupiedPassages()].filter((passage) => !this.#annPending.has(passage));
+    let seed = inGraph.length;
+    const picked = new Set<number>();
+    while (picked.size < Math.min(count, inGraph.length)) {
+      // mulberry32
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      picked.add(inGraph[(((t ^ (t >>> 14)) >>> 0) / 4294967296 * inGraph.length) | 0]!);
+    }
+    return [...picked];
   }
 
   /** Scores passages and keeps each document's best. */

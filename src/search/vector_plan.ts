@@ -1,0 +1,108 @@
+/**
+ * How an index's graph side finds vector candidates, tuned from the index's own vectors: the least HNSW breadth whose
+ * candidates hold the true nearest neighbours of sampled queries, or a native exact scan of int8 codes when that is
+ * cheaper. No fixed breadth serves every corpus: a clustered one reaches recall 0.97 at a breadth of a few hundred,
+ * while near-random vectors need 2,048 or more, at which point the scan costs less and finds them all.
+ */
+
+/** The tuned way to find candidates. */
+export interface VectorPlan {
+  /** Scan the int8 codes exactly instead of searching the graph. */
+  scan: boolean;
+  /** The graph search's breadth, when not scanning. */
+  breadth: number;
+  /** The share of the sampled queries' true 10 nearest among the candidates, as measured. */
+  recall: number;
+  /** The passages the index held when tuned; 0 before the first tuning. */
+  tunedAt: number;
+}
+
+/** Before any tuning: the fixed breadth that served the benchmark's corpus. */
+export const UNTUNED_PLAN: VectorPlan = { scan: false, breadth: 2048, recall: 0, tunedAt: 0 };
+
+/** Breadths tried, least first; the first that reaches {@link TARGET_RECALL} wins. */
+const BREADTHS = [64, 128, 256, 512, 1024, 2048, 4096];
+/** Above the 0.95 that searches promise, for the noise of a sample. */
+const TARGET_RECALL = 0.97;
+const SAMPLES = 24;
+const NEAREST = 10;
+/** The index retunes once it has grown by this factor since the last tuning. */
+const RETUNE_GROWTH = 1.5;
+
+/** Whether an index of `passages` passages should be (re)tuned. */
+export function tuningDue(plan: VectorPlan, passages: number): boolean {
+  return plan.tunedAt === 0 || passages >= plan.tunedAt * RETUNE_GROWTH;
+}
+
+/** What tuning reads of an index. */
+export interface TuningProbe {
+  /** How many passages the index holds. */
+  passages: number;
+  /** Distinct stored passages, drawn at random. */
+  sample(count: number): number[];
+  /** The vector of a passage. */
+  vector(passage: number): Float32Array;
+  /** The `count` candidates of a graph search of `breadth`. */
+  graph(query: Float32Array, count: number, breadth: number): number[];
+  /** The `count` candidates of the exact scan. */
+  scan(query: Float32Array, count: number): number[];
+  /** The `nearest` of `candidates` by exact cosine, leaving out `self`. */
+  nearest(query: Float32Array, candidates: number[], nearest: number, self: number): number[];
+}
+
+/**
+ * Tunes in small steps: it yields after every measured search, so that a caller can let requests in between, and
+ * returns the plan. `candidates` is how many candidates a search asks for.
+ */
+export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generator<void, VectorPlan> {
+  const tunedAt = probe.passages;
+  const queries = sampleQueries(probe);
+  const truths: Set<number>[] = [];
+  let scanMs = 0;
+  for (const { vector, self } of queries) {
+    const started = performance.now();
+    const found = probe.scan(vector, candidates);
+    scanMs += performance.now() - started;
+    truths.push(new Set(probe.nearest(vector, found, NEAREST, self)));
+    yield;
+  }
+  scanMs /= queries.length;
+  for (const breadth of BREADTHS) {
+    let found = 0;
+    let ms = 0;
+    for (const [i, { vector }] of queries.entries()) {
+      const started = performance.now();
+      const graph = probe.graph(vector, candidates, breadth);
+      ms += performance.now() - started;
+      for (const passage of graph) if (truths[i]!.has(passage)) found++;
+      yield;
+    }
+    ms /= queries.length;
+    const recall = found / truths.reduce((sum, truth) => sum + truth.size, 0);
+    if (ms > scanMs) break;
+    if (recall >= TARGET_RECALL) return { scan: false, breadth, recall, tunedAt };
+  }
+  return { scan: true, breadth: 0, recall: 1, tunedAt };
+}
+
+/** A sampled query, and the passage it was taken from (left out of its answers), or -1. */
+interface SampleQuery {
+  vector: Float32Array;
+  self: number;
+}
+
+/**
+ * Queries like a client's: half are stored passages (each left out of its own answers), half the midpoints of two,
+ * which fall between a corpus's clusters, where a graph search finds its way less easily.
+ */
+function sampleQueries(probe: TuningProbe): SampleQuery[] {
+  const passages = probe.sample(SAMPLES + SAMPLES / 2);
+  const stored = passages.slice(0, SAMPLES / 2).map((self) => ({ vector: probe.vector(self), self }));
+  const between: SampleQuery[] = [];
+  for (let i = SAMPLES / 2; i + 1 < passages.length; i += 2) {
+    const a = probe.vector(passages[i]!);
+    const b = probe.vector(passages[i + 1]!);
+    between.push({ vector: a.map((x, j) => x + b[j]!), self: -1 });
+  }
+  return [...stored, ...between];
+}

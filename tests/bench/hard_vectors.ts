@@ -1,0 +1,126 @@
+/**
+ * `deno task bench:vectors`: vector search on client vectors that are close to random (uniform on the 384-d sphere),
+ * and on a clustered corpus, over HTTP with 8 clients: p50, p99 and recall@10 against an exact scan. With
+ * `--before <dir>` it runs the same on a server started from another checkout (e.g. a git worktree of an earlier
+ * commit) in the same run, and prints the ratios.
+ */
+import { parseArgs } from "node:util";
+import { testModels } from "../_helpers.ts";
+import { PERMISSIONS, serverEnvironment, type ServerProcess, startServerProcess } from "../_server_process.ts";
+import { line, ok, timed } from "./_bench_helpers.ts";
+import { ms, quantile } from "./_corpus.ts";
+
+const args = parseArgs({ args: Deno.args, options: { before: { type: "string" }, docs: { type: "string" } } });
+const DOCS = Number(args.values.docs ?? 100_000);
+const DIMS = 384;
+const BATCH = 1_000;
+const CLIENTS = 8;
+const QUERIES = 800;
+const RECALL_QUERIES = 100;
+
+/** A seeded generator of standard normal numbers. */
+function normals(seed: number): () => number {
+  let state = seed;
+  const uniform = () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return (state + 1) / 4294967297;
+  };
+  return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+}
+
+type Corpus = "near-random" | "clustered";
+
+/** The `i`th vector of a corpus, the same in every run: uniform on the sphere, or around one of 100 centres. */
+function vectorOf(corpus: Corpus, seed: number): number[] {
+  const normal = normals(seed);
+  const centre = normals(1_000_000 + seed % 100);
+  const vector = Array.from({ length: DIMS }, () => corpus === "near-random" ? normal() : centre() + 0.7 * normal());
+  const length = Math.hypot(...vector);
+  return vector.map((x) => Math.round(x / length * 1e6) / 1e6);
+}
+
+async function load(server: ServerProcess, corpus: Corpus): Promise<number> {
+  await ok(server, {
+    action: "createIndex",
+    indexName: corpus,
+    modelId: "client-384",
+    docs: [],
+    options: { wait: true },
+  });
+  return await timed(async () => {
+    for (let from = 0; from < DOCS; from += BATCH) {
+      const docs = Array.from({ length: Math.min(BATCH, DOCS - from) }, (_, i) => ({
+        id: `d${from + i}`,
+        text: `document ${from + i}`,
+        vector: vectorOf(corpus, from + i),
+      }));
+      await ok(server, { action: "addDocs", indexName: corpus, docs, options: { wait: true } });
+    }
+  });
+}
+
+async function latencies(server: ServerProcess, corpus: Corpus): Promise<number[]> {
+  const found: number[] = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (next < QUERIES) {
+      const vector = vectorOf(corpus, 10_000_000 + next++);
+      found.push(await timed(() => ok(server, { action: "search", indexName: corpus, mode: "vector", vector })));
+    }
+  }));
+  return found;
+}
+
+async function recall(server: ServerProcess, corpus: Corpus): Promise<number> {
+  let hits = 0;
+  for (let i = 0; i < RECALL_QUERIES; i++) {
+    const body = { action: "search", indexName: corpus, mode: "vector", vector: vectorOf(corpus, 20_000_000 + i) };
+    type Result = { hits: { id: string }[] };
+    const found = await ok<Result>(server, body);
+    // A filter that passes everything makes the search scan every vector exactly.
+    const exact = new Set((await ok<Result>(server, { ...body, filter: {} })).hits.map((hit) => hit.id));
+    hits += found.hits.filter((hit) => exact.has(hit.id)).length;
+  }
+  return hits / (RECALL_QUERIES * 10);
+}
+
+async function start(root: string): Promise<ServerProcess> {
+  const env = await serverEnvironment();
+  await Deno.writeTextFile(
+    env.MODELS_FILE!,
+    JSON.stringify({ ...await testModels(), "client-384": { version: "1", dimensions: DIMS } }),
+  );
+  return await startServerProcess(env, "", { args: ["run", ...PERMISSIONS, `${root}/main.ts`] });
+}
+
+const roots: [string, string][] = [["after", new URL("../..", import.meta.url).pathname]];
+if (args.values.before !== undefined) roots.unshift(["before", args.values.before]);
+const results = new Map<string, { p50: number; p99: number; recall: number }>();
+for (const corpus of ["near-random", "clustered"] as const) {
+  for (const [name, root] of roots) {
+    await using server = await start(root);
+    const took = await load(server, corpus);
+    line(`${name} ${corpus}`, `${DOCS} docs × ${DIMS}-d client vectors loaded in ${(took / 1000).toFixed(1)} s`);
+    // Background work after the load (graph inserts, tuning) settles first.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await latencies(server, corpus);
+    const samples = await latencies(server, corpus);
+    const result = { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99), recall: await recall(server, corpus) };
+    results.set(`${name} ${corpus}`, result);
+    line(
+      `${name} ${corpus}`,
+      `vector, ${CLIENTS} clients, ${QUERIES} queries: p50 ${ms(result.p50)}, p99 ${ms(result.p99)}; ` +
+        `recall@10 ${result.recall.toFixed(3)} against exact`,
+    );
+  }
+  const before = results.get(`before ${corpus}`);
+  const after = results.get(`after ${corpus}`)!;
+  if (before !== undefined) {
+    line(
+      corpus,
+      `p50 ${(before.p50 / after.p50).toFixed(2)}× faster, recall ${before.recall.toFixed(3)} → ${
+        after.recall.toFixed(3)
+      }`,
+    );
+  }
+}

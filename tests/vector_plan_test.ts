@@ -1,0 +1,149 @@
+/**
+ * Tuning how vector candidates are found: from an index's own vectors, to the least graph breadth that finds the true
+ * nearest, or to an exact scan of int8 codes when that is cheaper; in short steps; again once the index has grown.
+ */
+import assert from "node:assert/strict";
+import { loadAnnGraphs } from "../src/search/ann_graphs.ts";
+import { type DocUpdate, SearchIndex } from "../src/search/search_index.ts";
+import { VectorStore } from "../src/search/vector_store.ts";
+import { tuneVectorPlan, type TuningProbe, type VectorPlan } from "../src/search/vector_plan.ts";
+
+const graphs = await loadAnnGraphs();
+
+/** A seeded generator of standard normal numbers. */
+function normals(seed: number): () => number {
+  let state = seed;
+  const uniform = () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return (state + 1) / 4294967297;
+  };
+  return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+}
+
+/** `count` unit vectors of `dims` dimensions: uniform on the sphere, or around the same 20 centres for every seed. */
+function unitVectors(count: number, dims: number, kind: "random" | "clustered", seed: number): Float32Array[] {
+  const centreNormal = normals(0);
+  const centres = Array.from({ length: 20 }, () => Float32Array.from({ length: dims }, centreNormal));
+  const normal = normals(seed);
+  return Array.from({ length: count }, (_, i) => {
+    const centre = centres[i % centres.length]!;
+    const vector = Float32Array.from(
+      { length: dims },
+      (_, j) => kind === "random" ? normal() : centre[j]! + 0.5 * normal(),
+    );
+    const length = Math.hypot(...vector);
+    return vector.map((x) => x / length);
+  });
+}
+
+function docs(vectors: Float32Array[], from = 0): DocUpdate[] {
+  return vectors.map((vector, i) => ({
+    id: `d${from + i}`,
+    doc: { text: "", passages: [{ start: 0, end: 0, vector }] },
+  }));
+}
+
+function vectorSearch(index: SearchIndex, vector: Float32Array, exact: boolean): string[] {
+  const query = { mode: "vector" as const, text: "", vector, offset: 0, limit: 10 };
+  return index.search(exact ? { ...query, filter: () => true } : query).hits.map((hit) => hit.id);
+}
+
+function recall(index: SearchIndex, queries: Float32Array[]): number {
+  let found = 0;
+  for (const query of queries) {
+    const exact = new Set(vectorSearch(index, query, true));
+    found += vectorSearch(index, query, false).filter((id) => exact.has(id)).length;
+  }
+  return found / (queries.length * 10);
+}
+
+/** Runs a tuning to its end; returns its steps' count and the longest step in ms. */
+function tune(index: SearchIndex): { steps: number; longestMs: number } {
+  const steps = index.vectorTuning();
+  assert.ok(steps !== undefined, "a tuning is due");
+  let count = 0;
+  let longestMs = 0;
+  for (;;) {
+    const started = performance.now();
+    const step = steps.next();
+    longestMs = Math.max(longestMs, performance.now() - started);
+    if (step.done) return { steps: count, longestMs };
+    count++;
+  }
+}
+
+for (const kind of ["random", "clustered"] as const) {
+  Deno.test(`on ${kind} vectors the tuned plan keeps recall@10 at 0.95 or more, and retunes after growth`, () => {
+    const index = new SearchIndex({ revision: 0, graphs });
+    index.apply(docs(unitVectors(12_000, 48, kind, 1)));
+    index.flushGraph();
+    assert.equal(index.vectorPlan.tunedAt, 0);
+    const { steps, longestMs } = tune(index);
+    const plan = index.vectorPlan;
+    assert.equal(plan.tunedAt, 12_000);
+    assert.ok(steps >= 24, `${steps} steps`);
+    assert.ok(longestMs < 50, `a step took ${longestMs} ms`);
+    assert.ok(plan.scan || plan.recall >= 0.97, JSON.stringify(plan));
+    const queries = unitVectors(60, 48, kind, 2);
+    assert.ok(recall(index, queries) >= 0.95, `recall ${recall(index, queries)} with ${JSON.stringify(plan)}`);
+
+    assert.equal(index.vectorTuning(), undefined, "not due again before the index grows by half");
+    index.apply(docs(unitVectors(6_000, 48, kind, 3), 12_000));
+    index.flushGraph();
+    tune(index);
+    assert.equal(index.vectorPlan.tunedAt, 18_000);
+    assert.ok(recall(index, queries) >= 0.95, JSON.stringify(index.vectorPlan));
+  });
+}
+
+Deno.test("the exact scan of int8 codes finds a vector's slot first, and no longer once it is removed", () => {
+  const vectors = unitVectors(2_000, 48, "random", 4);
+  const store = new VectorStore();
+  vectors.forEach((vector, slot) => store.set(slot, vector));
+  const ann = graphs.create(48);
+  ann.add([...vectors.keys()], store);
+  for (const slot of [0, 5, 1_999]) {
+    assert.equal(ann.scan(vectors[slot]!, 10)[0], slot);
+    assert.equal(ann.search(vectors[slot]!, 10, 64)[0], slot);
+  }
+  ann.remove(5);
+  assert.ok(!ann.scan(vectors[5]!, 10).includes(5));
+  // Slot 5 again, with another vector: its codes are written anew.
+  store.set(5, vectors[7]!);
+  ann.add([5], store);
+  assert.deepEqual(new Set(ann.scan(vectors[7]!, 2)), new Set([5, 7]));
+});
+
+/** A probe of 1,000 passages whose graph finds the true nearest from `enough` breadth on; costs are busy waits. */
+function fakeProbe(enough: number, costs: { scanMs: number; graphMs: number }): TuningProbe {
+  const busy = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until) { /* the cost of a search */ }
+  };
+  const truth = [...Array(10).keys()];
+  return {
+    passages: 1_000,
+    sample: (count) => [...Array(count).keys()].map((i) => 100 + i),
+    vector: () => new Float32Array(4),
+    scan: (_query, count) => (busy(costs.scanMs), [...truth, ...Array(count - 10).fill(999)]),
+    graph: (_query, count, breadth) => (busy(costs.graphMs), breadth >= enough ? truth : Array(count).fill(999)),
+    nearest: (_query, candidates, nearest) => candidates.slice(0, nearest),
+  };
+}
+
+function runToEnd(steps: Generator<void, VectorPlan>): VectorPlan {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+Deno.test("tuning picks the least breadth that finds the nearest while the graph is cheaper than the scan", () => {
+  const plan = runToEnd(tuneVectorPlan(fakeProbe(256, { scanMs: 2, graphMs: 0 }), 200));
+  assert.deepEqual(plan, { scan: false, breadth: 256, recall: 1, tunedAt: 1_000 });
+});
+
+Deno.test("tuning picks the exact scan once the graph costs more, or finds too little at any breadth", () => {
+  assert.equal(runToEnd(tuneVectorPlan(fakeProbe(256, { scanMs: 0, graphMs: 1 }), 200)).scan, true);
+  assert.equal(runToEnd(tuneVectorPlan(fakeProbe(Infinity, { scanMs: 0.5, graphMs: 0 }), 200)).scan, true);
+});
