@@ -40,6 +40,9 @@ Deno.test("every response carries x-request-id: the client's when usable, a new 
     answers.map((response) => response.headers.get("x-request-id")),
     ["trace-42/a.b", "trace-43", "trace-44", "trace-45", "trace-46", "trace-47"],
   );
+  for (const response of answers) {
+    assert.match(response.headers.get("server-timing") ?? "", /^app;dur=\d+\.\d\d$/, "the server's own time");
+  }
   const generated = [
     await server.call({ action: "listIndexes" }),
     await server.call({ action: "listIndexes" }, { "x-request-id": "x".repeat(129) }),

@@ -134,11 +134,12 @@ function jsonContent(schema: Json): Json {
 }
 
 const requestIdRef = { $ref: "#/components/headers/RequestId" };
+const serverTimingRef = { $ref: "#/components/headers/ServerTiming" };
 
 function errorResponses(): Record<string, Json> {
   return Object.fromEntries(
     Object.entries(MANAGE_ERROR_STATUSES).map(([status, description]) => {
-      const headers: Json = { [REQUEST_ID_HEADER]: requestIdRef };
+      const headers: Json = { [REQUEST_ID_HEADER]: requestIdRef, "server-timing": serverTimingRef };
       if (status === "409" || status === "429" || status === "503") {
         headers["retry-after"] = {
           description: "Seconds to wait before retrying",
@@ -221,6 +222,7 @@ export function openApiDocument(limits: Limits, version: string): Json {
               description: "The action succeeded",
               headers: {
                 [REQUEST_ID_HEADER]: requestIdRef,
+                "server-timing": serverTimingRef,
                 [NEXT_CURSOR_HEADER]: {
                   description: "listIndexes and getDocs with options.limit: the options.cursor of the next page; " +
                     "absent on the last page",
@@ -235,7 +237,7 @@ export function openApiDocument(limits: Limits, version: string): Json {
             "202": {
               description: "createIndex or addDocs with options.wait false, and reembedIndex: the job is queued; " +
                 "the index as getIndex now shows it",
-              headers: { [REQUEST_ID_HEADER]: requestIdRef },
+              headers: { [REQUEST_ID_HEADER]: requestIdRef, "server-timing": serverTimingRef },
               content: jsonContent(schemaRef("Index")),
             },
             ...errorResponses(),
@@ -317,6 +319,10 @@ export function openApiDocument(limits: Limits, version: string): Json {
       headers: {
         RequestId: {
           description: "The request's x-request-id when usable, otherwise one the server made; also in the log line",
+          schema: { type: "string" },
+        },
+        ServerTiming: {
+          description: 'The server\'s own time on the request until its response, e.g. "app;dur=1.84" (milliseconds)',
           schema: { type: "string" },
         },
       },

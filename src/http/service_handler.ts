@@ -1,7 +1,7 @@
 /**
  * The outermost handler: routes each path through one table (the probes, `/` and `/openapi.json`, `/metrics`,
- * `/manage` and the dashboard under `/ui`), answers CORS preflights, gives every response an `x-request-id`, and
- * counts and logs every request.
+ * `/manage` and the dashboard under `/ui`), answers CORS preflights, gives every response an `x-request-id` and a
+ * `Server-Timing`, and counts and logs every request.
  */
 import type { ServiceContext } from "../context.ts";
 import { ApiError } from "../api/api_error.ts";
@@ -67,6 +67,8 @@ export function createServiceHandler(
     response.headers.set("x-request-id", requestId);
     if (origin !== null) allowOrigin(response, origin);
     const ms = performance.now() - started;
+    // The server's own time until the response (a streamed body's headers), for clients to split off the network's.
+    response.headers.set("server-timing", `app;dur=${ms.toFixed(2)}`);
     const action = label ?? facts.action ?? "unknown";
     ctx.metrics.observeRequest(action, response.status, ms / 1000);
     options.log?.write({

@@ -71,6 +71,24 @@ async function latencies(server: ServerProcess, corpus: Corpus): Promise<number[
   return found;
 }
 
+/** At one client: the server's own time (its `Server-Timing`) and the wall time of each search, summed; or null. */
+async function serverShare(server: ServerProcess, corpus: Corpus): Promise<{ server: number; wall: number } | null> {
+  let serverMs = 0;
+  let wallMs = 0;
+  for (let i = 0; i < QUERIES / 4; i++) {
+    const body = { action: "search", indexName: corpus, mode: "vector" };
+    const vector = vectorOf(corpus, 30_000_000 + i);
+    const started = performance.now();
+    const response = await server.call({ ...body, vector });
+    await response.arrayBuffer();
+    wallMs += performance.now() - started;
+    const timing = response.headers.get("server-timing")?.match(/dur=([\d.]+)/)?.[1];
+    if (timing === undefined) return null;
+    serverMs += Number(timing);
+  }
+  return { server: serverMs, wall: wallMs };
+}
+
 async function recall(server: ServerProcess, corpus: Corpus): Promise<number> {
   let hits = 0;
   for (let i = 0; i < RECALL_QUERIES; i++) {
@@ -112,6 +130,14 @@ for (const corpus of ["near-random", "clustered"] as const) {
       `vector, ${CLIENTS} clients, ${QUERIES} queries: p50 ${ms(result.p50)}, p99 ${ms(result.p99)}; ` +
         `recall@10 ${result.recall.toFixed(3)} against exact`,
     );
+    const share = await serverShare(server, corpus);
+    if (share !== null) {
+      line(
+        `${name} ${corpus}`,
+        `1 client: the server's own time is ${(share.server / share.wall * 100).toFixed(1)}% of wall time ` +
+          `(${ms(share.server / (QUERIES / 4))} of ${ms(share.wall / (QUERIES / 4))} a search)`,
+      );
+    }
   }
   const before = results.get(`before ${corpus}`);
   const after = results.get(`after ${corpus}`)!;
