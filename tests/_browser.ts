@@ -4,9 +4,10 @@ import type { Browser } from "playwright-core";
 /** Where Chromium is looked for, first `CHROMIUM_PATH`. */
 const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
 
-/** The path of a Chromium executable; throws, saying how to install one, when there is none. */
-export function chromiumPath(): string {
-  const candidates = [Deno.env.get("CHROMIUM_PATH"), ...CANDIDATES].filter((path) => path !== undefined);
+/** The first of `candidates` that exists; throws, saying how to install Chromium, when none does. */
+export function chromiumPath(
+  candidates: string[] = [Deno.env.get("CHROMIUM_PATH"), ...CANDIDATES].filter((path) => path !== undefined),
+): string {
   for (const path of candidates) {
     try {
       if (Deno.statSync(path).isFile) return path;

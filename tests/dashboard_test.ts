@@ -7,7 +7,7 @@ import { Buffer } from "node:buffer";
 import { DASHBOARD_ASSETS } from "../src/dashboard/dashboard_assets.ts";
 import { batchDocuments, parseDocuments } from "../src/dashboard/assets/document_batches.js";
 import { startTestServer } from "./_helpers.ts";
-import { launchBrowser } from "./_browser.ts";
+import { chromiumPath, launchBrowser } from "./_browser.ts";
 import { ok, serverEnvironment, startServerProcess } from "./_server_process.ts";
 
 const ASSETS_DIR = new URL("../src/dashboard/assets/", import.meta.url);
@@ -74,6 +74,13 @@ Deno.test("every file of the dashboard is served, its script stays under 150 KB,
       `${asset.name} loads nothing from elsewhere`,
     );
   }
+});
+
+Deno.test("without Chromium the browser tests fail, saying how to install it", () => {
+  assert.throws(
+    () => chromiumPath(["/nonexistent/chromium"]),
+    /Chromium is not installed \(looked at \/nonexistent\/chromium\): run "apt-get install chromium"/,
+  );
 });
 
 Deno.test("pasted text is read as an array, one document, {docs} or JSON Lines, and a bad line is named", () => {
