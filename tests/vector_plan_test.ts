@@ -82,12 +82,12 @@ for (const kind of ["random", "clustered"] as const) {
     const plan = index.vectorPlan;
     assert.equal(plan.tunedAt, 12_000);
     assert.ok(steps >= 24, `${steps} steps`);
-    assert.ok(longestMs < 50, `a step took ${longestMs} ms`);
-    assert.ok(plan.scan || plan.recall >= 0.97, JSON.stringify(plan));
+    // Each step is one search of 12,000 small vectors, a few ms; the margin is for a busy machine.
+    assert.ok(longestMs < 150, `a step took ${longestMs} ms`);
+    assert.equal(index.vectorTuning(), undefined, "not due again before the index grows by half or has queries");
     const queries = unitVectors(60, 48, kind, 2);
     assert.ok(recall(index, queries) >= 0.95, `recall ${recall(index, queries)} with ${JSON.stringify(plan)}`);
 
-    assert.equal(index.vectorTuning(), undefined, "not due again before the index grows by half");
     index.apply(docs(unitVectors(6_000, 48, kind, 3), 12_000));
     index.flushGraph();
     tune(index);
@@ -114,6 +114,26 @@ Deno.test("the exact scan of int8 codes finds a vector's slot first, and no long
   assert.deepEqual(new Set(ann.scan(vectors[7]!, 2)), new Set([5, 7]));
 });
 
+Deno.test("the exact scan finds live vectors that are all opposite the query, however many free slots outrank them", () => {
+  // Every vector leans towards the first axis, the query points away from it: every cosine is negative, below the 0
+  // of a free slot's zero codes.
+  const vectors = unitVectors(2_000, 48, "random", 5).map((vector) => {
+    const leaning = vector.map((x, i) => i === 0 ? Math.abs(x) + 2 : x);
+    const length = Math.hypot(...leaning);
+    return leaning.map((x) => x / length);
+  });
+  const store = new VectorStore();
+  vectors.forEach((vector, slot) => store.set(slot, vector));
+  const ann = graphs.create(48);
+  ann.add([...vectors.keys()], store);
+  for (let slot = 100; slot < 2_000; slot++) ann.remove(slot);
+  const query = new Float32Array(48);
+  query[0] = -1;
+  const found = ann.scan(query, 10);
+  assert.equal(found.length, 10);
+  assert.ok(found.every((slot) => slot < 100), JSON.stringify(found));
+});
+
 /** A probe of 1,000 passages whose graph finds the true nearest from `enough` breadth on; costs are busy waits. */
 function fakeProbe(enough: number, costs: { scanMs: number; graphMs: number }): TuningProbe {
   const busy = (ms: number) => {
@@ -124,6 +144,7 @@ function fakeProbe(enough: number, costs: { scanMs: number; graphMs: number }): 
   return {
     passages: 1_000,
     sample: (count) => [...Array(count).keys()].map((i) => 100 + i),
+    recent: () => [],
     vector: () => new Float32Array(4),
     scan: (_query, count) => (busy(costs.scanMs), [...truth, ...Array(count - 10).fill(999)]),
     graph: (_query, count, breadth) => (busy(costs.graphMs), breadth >= enough ? truth : Array(count).fill(999)),
@@ -131,7 +152,7 @@ function fakeProbe(enough: number, costs: { scanMs: number; graphMs: number }): 
   };
 }
 
-function runToEnd(steps: Generator<void, VectorPlan>): VectorPlan {
+function runToEnd(steps: Generator<void, VectorPlan | undefined>): VectorPlan | undefined {
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -140,10 +161,31 @@ function runToEnd(steps: Generator<void, VectorPlan>): VectorPlan {
 
 Deno.test("tuning picks the least breadth that finds the nearest while the graph is cheaper than the scan", () => {
   const plan = runToEnd(tuneVectorPlan(fakeProbe(256, { scanMs: 2, graphMs: 0 }), 200));
-  assert.deepEqual(plan, { scan: false, breadth: 256, recall: 1, tunedAt: 1_000 });
+  assert.deepEqual(plan, { scan: false, breadth: 256, recall: 1, tunedAt: 1_000, queries: "sampled" });
 });
 
 Deno.test("tuning picks the exact scan once the graph costs more, or finds too little at any breadth", () => {
-  assert.equal(runToEnd(tuneVectorPlan(fakeProbe(256, { scanMs: 0, graphMs: 1 }), 200)).scan, true);
-  assert.equal(runToEnd(tuneVectorPlan(fakeProbe(Infinity, { scanMs: 0.5, graphMs: 0 }), 200)).scan, true);
+  assert.equal(runToEnd(tuneVectorPlan(fakeProbe(256, { scanMs: 0, graphMs: 1 }), 200))?.scan, true);
+  assert.equal(runToEnd(tuneVectorPlan(fakeProbe(Infinity, { scanMs: 0.5, graphMs: 0 }), 200))?.scan, true);
+});
+
+Deno.test("once the graph has served 24 queries after a tuning on sampled ones, the index retunes on them", () => {
+  const index = new SearchIndex({ revision: 0, graphs });
+  index.apply(docs(unitVectors(12_000, 48, "clustered", 6)));
+  index.flushGraph();
+  tune(index);
+  assert.equal(index.vectorPlan.queries, "sampled");
+  const queries = unitVectors(24, 48, "clustered", 7);
+  for (const query of queries.slice(0, 23)) vectorSearch(index, query, false);
+  assert.equal(index.vectorTuning(), undefined, "23 queries are not enough");
+  vectorSearch(index, queries[23]!, false);
+  tune(index);
+  assert.equal(index.vectorPlan.queries, "recent");
+  assert.equal(index.vectorTuning(), undefined, "not again until the index grows");
+  assert.ok(recall(index, queries) >= 0.95, JSON.stringify(index.vectorPlan));
+});
+
+Deno.test("tuning decides nothing when the graph holds too few vectors to sample (all still waiting to enter it)", () => {
+  const probe = { ...fakeProbe(256, { scanMs: 0, graphMs: 0 }), sample: () => [1, 2, 3] };
+  assert.equal(runToEnd(tuneVectorPlan(probe, 200)), undefined);
 });

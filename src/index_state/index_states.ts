@@ -97,7 +97,10 @@ export class IndexStates {
     const cached = this.#entries.get(record.id);
     if (cached !== undefined && cached.revision >= record.revision) {
       this.#touch(record.id, cached);
-      return await cached.ready;
+      const index = await cached.ready;
+      // Its recent queries may call for a tuning.
+      this.#maybeTune(record.id, index);
+      return index;
     }
     const ready = cached === undefined
       ? this.#load(record)
@@ -201,16 +204,21 @@ export class IndexStates {
   }
 
   /**
-   * Tunes how the index finds vector candidates, when it is due: one measured search per turn of the event loop, so
-   * that requests are answered in between.
+   * Tunes how the index finds vector candidates, when it is due: one measured search per turn of the event loop, the
+   * first after the request that called for it has been answered, so that requests are answered in between. An index
+   * evicted meanwhile is left untuned.
    */
   #maybeTune(indexId: string, index: SearchIndex): void {
     const steps = index.vectorTuning();
     if (steps === undefined) return;
     this.#background.run(`tune vector search of ${indexId}`, async () => {
-      for (let step = steps.next(); !step.done; step = steps.next()) {
+      do {
         await new Promise((resolve) => setTimeout(resolve, 0));
-      }
+        if (!this.#entries.has(indexId)) {
+          steps.return(undefined);
+          return;
+        }
+      } while (!steps.next().done);
     });
   }
 

@@ -24,6 +24,9 @@ export class AnnIndex {
   readonly #dims: number;
   /** Each slot's vector as int8, scaled to its largest component; zeros for a slot without one. */
   #codes = new Int8Array(0);
+  /** Which slots hold codes. */
+  #live = new Uint8Array(0);
+  #liveCount = 0;
   /** Slots up to the highest that {@link add} was given. */
   #rows = 0;
 
@@ -64,13 +67,18 @@ export class AnnIndex {
     for (const slot of slots) {
       if (slot >= this.#rows) this.#grow(slot + 1);
       quantize(vectors.row(slot), this.#codes, slot * this.#dims);
+      if (this.#live[slot] === 0) this.#liveCount++;
+      this.#live[slot] = 1;
     }
   }
 
   /** Removes the vector of a slot, if any. */
   remove(slot: number): void {
     this.#index.remove(BigInt(slot));
-    if (slot < this.#rows) this.#codes.fill(0, slot * this.#dims, (slot + 1) * this.#dims);
+    if (this.#live[slot] !== 1) return;
+    this.#codes.fill(0, slot * this.#dims, (slot + 1) * this.#dims);
+    this.#live[slot] = 0;
+    this.#liveCount--;
   }
 
   /**
@@ -83,30 +91,37 @@ export class AnnIndex {
   }
 
   /**
-   * The slots of the `count` nearest vectors to `query` by a native exact scan of the int8 codes, nearest first (a
-   * slot without a vector may come among them, as orthogonal to everything). On every core: the event loop waits for
-   * it either way, and at 100,000 near-random 384-d vectors two threads took 5.5 ms against one's 7.7 ms.
+   * The slots of the `count` nearest vectors to `query` by a native exact scan of the int8 codes, nearest first. On
+   * every core: the event loop waits for it either way, and at 100,000 near-random 384-d vectors two threads took
+   * 5.5 ms against one's 7.7 ms.
    */
   scan(query: Float32Array, count: number): number[] {
-    if (this.#rows === 0) return [];
+    if (this.#liveCount === 0) return [];
     const code = new Int8Array(this.#dims);
     quantize(query, code, 0);
+    // A slot without a vector has zero codes, orthogonal to everything: it outranks every vector whose cosine is
+    // negative, so there are asked for as many more as there are such slots, and then left out.
+    const free = this.#rows - this.#liveCount;
     const matches = exactSearch(
       this.#codes.subarray(0, this.#rows * this.#dims),
       code,
       this.#dims,
-      Math.min(count, this.#rows),
+      Math.min(count + free, this.#rows),
       MetricKind.Cos,
       0,
     );
-    return Array.from(matches.keys, Number);
+    return Array.from(matches.keys, Number).filter((slot) => this.#live[slot] === 1).slice(0, count);
   }
 
   #grow(rows: number): void {
-    if (rows * this.#dims > this.#codes.length) {
-      const codes = new Int8Array(Math.max(rows, this.#rows * 2, 1024) * this.#dims);
+    if (rows > this.#live.length) {
+      const capacity = Math.max(rows, this.#rows * 2, 1024);
+      const codes = new Int8Array(capacity * this.#dims);
       codes.set(this.#codes);
       this.#codes = codes;
+      const live = new Uint8Array(capacity);
+      live.set(this.#live);
+      this.#live = live;
     }
     this.#rows = rows;
   }

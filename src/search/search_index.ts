@@ -19,7 +19,7 @@ import { type FacetCounts, facetCounts, type FacetRequest } from "./facet_counts
 import { type SortField, sortOrder } from "./sort_order.ts";
 import { MetadataColumns } from "./metadata_columns.ts";
 import { type SlotScores, VectorStore } from "./vector_store.ts";
-import { tuneVectorPlan, tuningDue, UNTUNED_PLAN, type VectorPlan } from "./vector_plan.ts";
+import { RECENT_QUERIES, tuneVectorPlan, tuningDue, UNTUNED_PLAN, type VectorPlan } from "./vector_plan.ts";
 
 /**
  * Up to this many passage vectors, vector search scans every one; the HNSW graph is built when an index first grows
@@ -184,6 +184,8 @@ export class SearchIndex {
   /** How the graph side finds candidates; tuned from the index's vectors (see {@link vectorTuning}). */
   #plan: VectorPlan = UNTUNED_PLAN;
   #tuning = false;
+  /** The latest query vectors that the graph side served, oldest first, to tune on. */
+  #recentQueries: Float32Array[] = [];
   /** Metadata fields that facets and sort have asked for, as columns. */
   readonly #columns = new MetadataColumns((slot) => this.#contents[slot]?.metadata, () => this.#ids.length);
 
@@ -379,6 +381,8 @@ export class SearchIndex {
 
   /** The nearest passage candidates as the plan finds them, and every passage still waiting to enter the graph. */
   #graphCandidates(query: Float32Array, count: number): number[] {
+    this.#recentQueries.push(query.slice());
+    if (this.#recentQueries.length > RECENT_QUERIES) this.#recentQueries.shift();
     const found = this.#plan.scan ? this.#ann!.scan(query, count) : this.#ann!.search(query, count, this.#plan.breadth);
     // A scan may propose a free passage slot (its codes are zeros).
     const candidates = found.filter((passage) => this.#owners[passage]! >= 0);
@@ -397,12 +401,14 @@ export class SearchIndex {
    * the last.
    */
   vectorTuning(): Generator<void> | undefined {
-    if (this.#ann === undefined || this.#tuning || !tuningDue(this.#plan, this.#passageCount)) return undefined;
+    if (this.#ann === undefined || this.#tuning) return undefined;
+    if (!tuningDue(this.#plan, this.#passageCount, this.#recentQueries.length)) return undefined;
     this.#tuning = true;
     const ann = this.#ann;
     const probe = {
       passages: this.#passageCount,
       sample: (count: number) => this.#samplePassages(count),
+      recent: () => [...this.#recentQueries],
       vector: (passage: number) => this.#vectors.row(passage),
       graph: (query: Float32Array, count: number, breadth: number) => ann.search(query, count, breadth),
       scan: (query: Float32Array, count: number) => ann.scan(query, count),
@@ -414,7 +420,7 @@ export class SearchIndex {
     };
     const tune = function* (index: SearchIndex): Generator<void> {
       try {
-        index.#plan = yield* tuneVectorPlan(probe, MIN_ANN_CANDIDATES);
+        index.#plan = (yield* tuneVectorPlan(probe, MIN_ANN_CANDIDATES)) ?? index.#plan;
       } finally {
         index.#tuning = false;
       }

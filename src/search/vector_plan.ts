@@ -15,23 +15,36 @@ export interface VectorPlan {
   recall: number;
   /** The passages the index held when tuned; 0 before the first tuning. */
   tunedAt: number;
+  /** Whether it was tuned on the index's recent queries, or on queries sampled from its vectors. */
+  queries: "recent" | "sampled";
 }
 
 /** Before any tuning: the fixed breadth that served the benchmark's corpus. */
-export const UNTUNED_PLAN: VectorPlan = { scan: false, breadth: 2048, recall: 0, tunedAt: 0 };
+export const UNTUNED_PLAN: VectorPlan = { scan: false, breadth: 2048, recall: 0, tunedAt: 0, queries: "sampled" };
 
-/** Breadths tried, least first; the first that reaches {@link TARGET_RECALL} wins. */
-const BREADTHS = [64, 128, 256, 512, 1024, 2048, 4096];
-/** Above the 0.95 that searches promise, for the noise of a sample. */
+/**
+ * Breadths tried, least first; the first that reaches {@link TARGET_RECALL} wins. None is below the 200 candidates a
+ * search asks for, since the graph searches with the larger of the two.
+ */
+const BREADTHS = [256, 512, 1024, 2048, 4096];
+/** Above the 0.95 that searches promise, for the noise of a sample; higher still on queries that are only guessed. */
 const TARGET_RECALL = 0.97;
+const SAMPLED_TARGET_RECALL = 0.99;
 const SAMPLES = 24;
 const NEAREST = 10;
 /** The index retunes once it has grown by this factor since the last tuning. */
 const RETUNE_GROWTH = 1.5;
 
-/** Whether an index of `passages` passages should be (re)tuned. */
-export function tuningDue(plan: VectorPlan, passages: number): boolean {
-  return plan.tunedAt === 0 || passages >= plan.tunedAt * RETUNE_GROWTH;
+/** How many recent queries an index keeps for tuning: with this many, it tunes on them. */
+export const RECENT_QUERIES = 24;
+
+/**
+ * Whether an index of `passages` passages, with `recent` queries kept, should be (re)tuned: before its first tuning,
+ * once it has grown by half, and once it has queries of its own after a tuning on sampled ones.
+ */
+export function tuningDue(plan: VectorPlan, passages: number, recent: number): boolean {
+  return plan.tunedAt === 0 || passages >= plan.tunedAt * RETUNE_GROWTH ||
+    (plan.queries === "sampled" && recent >= RECENT_QUERIES);
 }
 
 /** What tuning reads of an index. */
@@ -40,6 +53,8 @@ export interface TuningProbe {
   passages: number;
   /** Distinct stored passages, drawn at random. */
   sample(count: number): number[];
+  /** The index's recent query vectors (copies), at most {@link RECENT_QUERIES}. */
+  recent(): Float32Array[];
   /** The vector of a passage. */
   vector(passage: number): Float32Array;
   /** The `count` candidates of a graph search of `breadth`. */
@@ -52,11 +67,16 @@ export interface TuningProbe {
 
 /**
  * Tunes in small steps: it yields after every measured search, so that a caller can let requests in between, and
- * returns the plan. `candidates` is how many candidates a search asks for.
+ * returns the plan; or undefined when the graph holds too few vectors to sample. `candidates` is how many candidates
+ * a search asks for.
  */
-export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generator<void, VectorPlan> {
+export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generator<void, VectorPlan | undefined> {
   const tunedAt = probe.passages;
-  const queries = sampleQueries(probe);
+  const recent = probe.recent();
+  const fromRecent = recent.length >= RECENT_QUERIES;
+  const queries = fromRecent ? recent.map((vector) => ({ vector, self: -1 })) : sampleQueries(probe);
+  if (queries.length < SAMPLES) return undefined;
+  const made = fromRecent ? "recent" : "sampled";
   const truths: Set<number>[] = [];
   let scanMs = 0;
   for (const { vector, self } of queries) {
@@ -80,9 +100,11 @@ export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generat
     ms /= queries.length;
     const recall = found / truths.reduce((sum, truth) => sum + truth.size, 0);
     if (ms > scanMs) break;
-    if (recall >= TARGET_RECALL) return { scan: false, breadth, recall, tunedAt };
+    if (recall >= (fromRecent ? TARGET_RECALL : SAMPLED_TARGET_RECALL)) {
+      return { scan: false, breadth, recall, tunedAt, queries: made };
+    }
   }
-  return { scan: true, breadth: 0, recall: 1, tunedAt };
+  return { scan: true, breadth: 0, recall: 1, tunedAt, queries: made };
 }
 
 /** A sampled query, and the passage it was taken from (left out of its answers), or -1. */
@@ -92,12 +114,15 @@ interface SampleQuery {
 }
 
 /**
- * Queries like a client's: half are stored passages (each left out of its own answers), half the midpoints of two,
- * which fall between a corpus's clusters, where a graph search finds its way less easily.
+ * Queries like a client's, until the index has its own: half are stored passages (each left out of its own answers),
+ * half the midpoints of two, which fall between a corpus's clusters, where a graph search finds its way less easily.
+ * Clients' queries may still lie elsewhere (short query texts embed apart from long documents), hence the retuning on
+ * them.
  */
 function sampleQueries(probe: TuningProbe): SampleQuery[] {
   const passages = probe.sample(SAMPLES + SAMPLES / 2);
-  const stored = passages.slice(0, SAMPLES / 2).map((self) => ({ vector: probe.vector(self), self }));
+  // Copies: a passage slot may take another vector while the tuning runs.
+  const stored = passages.slice(0, SAMPLES / 2).map((self) => ({ vector: probe.vector(self).slice(), self }));
   const between: SampleQuery[] = [];
   for (let i = SAMPLES / 2; i + 1 < passages.length; i += 2) {
     const a = probe.vector(passages[i]!);
