@@ -2,7 +2,7 @@
  * Adding documents: pasted or from a `.json`/`.jsonl` file, sent in batches within the server's limits, with a
  * progress bar; a failed batch is reported and the others still land.
  */
-import { field, h, replaceChildren } from "./dom.js";
+import { field, h, replaceChildren, whileDisabled } from "./dom.js";
 import { batchDocuments, parseDocuments } from "./document_batches.js";
 
 /**
@@ -41,29 +41,28 @@ export function addDocumentsSection(app, name) {
     }, "Upload file"),
   ];
 
-  async function send(readText) {
-    replaceChildren(failures);
-    failures.hidden = true;
-    let docs;
-    try {
-      docs = parseDocuments(await readText());
-    } catch (error) {
-      fail(error.message);
-      return;
-    }
-    const settings = app.settings ?? { maxDocsPerRequest: 100, maxBodyBytes: 1_000_000 };
-    const batches = batchDocuments(docs, {
-      maxDocs: Math.min(settings.maxDocsPerRequest, BATCH_DOCS),
-      maxBytes: Math.min(settings.maxBodyBytes, BATCH_BYTES),
-    });
-    for (const button of buttons) button.disabled = true;
-    progress.hidden = false;
-    progress.max = docs.length;
-    progress.value = 0;
-    let sent = 0;
-    let tried = 0;
-    let failed = 0;
-    try {
+  function send(readText) {
+    return whileDisabled(buttons, async () => {
+      replaceChildren(failures);
+      failures.hidden = true;
+      let docs;
+      try {
+        docs = parseDocuments(await readText());
+      } catch (error) {
+        fail(error.message);
+        return;
+      }
+      const settings = app.settings ?? { maxDocsPerRequest: 100, maxBodyBytes: 1_000_000 };
+      const batches = batchDocuments(docs, {
+        maxDocs: Math.min(settings.maxDocsPerRequest, BATCH_DOCS),
+        maxBytes: Math.min(settings.maxBodyBytes, BATCH_BYTES),
+      });
+      progress.hidden = false;
+      progress.max = docs.length;
+      progress.value = 0;
+      let sent = 0;
+      let tried = 0;
+      let failed = 0;
       for (const [i, batch] of batches.entries()) {
         status.textContent = `Sent ${sent} of ${docs.length} documents`;
         try {
@@ -76,11 +75,9 @@ export function addDocumentsSection(app, name) {
         tried += batch.length;
         progress.value = tried;
       }
-    } finally {
-      for (const button of buttons) button.disabled = false;
-    }
-    status.textContent = `Sent ${sent} documents in ${batches.length} batches` +
-      (failed === 0 ? "" : `; ${failed} ${failed === 1 ? "batch" : "batches"} failed`);
+      status.textContent = `Sent ${sent} documents in ${batches.length} batches` +
+        (failed === 0 ? "" : `; ${failed} ${failed === 1 ? "batch" : "batches"} failed`);
+    });
   }
 
   async function addWithRetries(docs) {

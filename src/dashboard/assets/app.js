@@ -13,7 +13,8 @@ const alertArea = document.getElementById("alert");
 /** Stops the shown view's polling; replaced by each view. */
 let disposeView = () => {};
 
-const settings = await getJson("/ui/settings.json").then(({ data }) => data);
+// Without them the forms offer less (no model list), but the page still works.
+const settings = await getJson("/ui/settings.json").then(({ data }) => data, () => null);
 
 /** What every view gets: calls as the signed-in project, the server's settings, and the shared alert. */
 function appFor(session) {
@@ -56,8 +57,9 @@ function show() {
   );
   const app = appFor(session);
   const route = location.hash.replace(/^#\/?/, "").split("/");
-  if (route[0] === "indexes" && route[1] !== undefined && route[1] !== "") {
-    disposeView = renderIndexView(main, app, decodeURIComponent(route[1]));
+  const indexName = route[0] === "indexes" ? decodedOrNull(route[1]) : null;
+  if (indexName !== null && indexName !== "") {
+    disposeView = renderIndexView(main, app, indexName);
   } else if (route[0] === "project") {
     disposeView = renderProjectView(main, app);
   } else {
@@ -66,6 +68,15 @@ function show() {
   }
   // Keyboard and screen reader users land on the new view's heading.
   main.querySelector("h1")?.focus();
+}
+
+/** A URL component decoded, or null when there is none or it is malformed (a hand-edited hash). */
+function decodedOrNull(component) {
+  try {
+    return component === undefined ? null : decodeURIComponent(component);
+  } catch {
+    return null;
+  }
 }
 
 function signOut() {

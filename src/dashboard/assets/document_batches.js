@@ -10,7 +10,8 @@ export function parseDocuments(text) {
   let whole;
   try {
     whole = JSON.parse(trimmed);
-  } catch {
+  } catch (error) {
+    if (trimmed.startsWith("[")) throw new Error(`The documents are not valid JSON: ${error.message}`);
     return trimmed.split("\n").map((line, i) => [line.trim(), i + 1]).filter(([line]) => line !== "").map(
       ([line, number]) => {
         try {
@@ -21,6 +22,7 @@ export function parseDocuments(text) {
       },
     );
   }
+  if (Array.isArray(whole) && whole.length === 0) throw new Error("There are no documents: the array is empty");
   if (Array.isArray(whole)) return whole.map((doc, i) => asDocument(doc, `Document ${i + 1}`));
   if (Array.isArray(whole?.docs)) return whole.docs.map((doc, i) => asDocument(doc, `Document ${i + 1}`));
   return [asDocument(whole, "The document")];

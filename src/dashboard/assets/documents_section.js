@@ -14,7 +14,8 @@ export function documentsSection(app, name) {
   const pageSize = h(
     "select",
     { name: "pageSize", onchange: () => pager.first().catch((error) => app.report(error)) },
-    [10, 20, 50, 100].map((size) => h("option", { value: size, selected: size === 20 }, String(size))),
+    [10, 20, 50, 100].filter((size) => size <= (app.settings?.maxDocsPerRequest ?? 100))
+      .map((size) => h("option", { value: size, selected: size === 20 }, String(size))),
   );
   const deleteButton = h("button", { type: "button", class: "danger", disabled: true, onclick: removeSelected }, [
     "Delete selected",
@@ -109,6 +110,7 @@ function lookupForm(app, name) {
   const result = h("div", {});
   async function onsubmit(event) {
     event.preventDefault();
+    replaceChildren(result);
     try {
       const { data } = await app.call("getDocs", { indexName: name, options: { docIds: [id.value] } });
       const doc = data[0];

@@ -35,6 +35,21 @@ export function field(labelText, control, hint) {
   return h("div", { class: "field" }, h("label", { for: id }, labelText), control, hintNode);
 }
 
+/**
+ * Runs `work` with `buttons` disabled, so that it cannot start twice, and then gives the keyboard focus back to where
+ * it was (a disabled button loses it).
+ */
+export async function whileDisabled(buttons, work) {
+  const focused = document.activeElement;
+  for (const button of buttons) button.disabled = true;
+  try {
+    return await work();
+  } finally {
+    for (const button of buttons) button.disabled = false;
+    if (document.activeElement === document.body && focused?.isConnected) focused.focus();
+  }
+}
+
 /** Replaces every child of `element` with `children`. */
 export function replaceChildren(element, ...children) {
   element.replaceChildren(...children.flat().filter((child) => child !== undefined && child !== null));

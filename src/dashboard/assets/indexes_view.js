@@ -1,5 +1,5 @@
 /** The project's indexes: a live table paged by the API's cursor, deletion with a confirmation, and a create form. */
-import { field, formatBytes, formatTime, h, replaceChildren, statusNodes } from "./dom.js";
+import { field, formatBytes, formatTime, h, replaceChildren, statusNodes, whileDisabled } from "./dom.js";
 import { confirmAction } from "./confirm_dialog.js";
 import { poll, REFRESH_MS } from "./poll.js";
 import { Pager } from "./pager.js";
@@ -123,18 +123,17 @@ function createSection(app, status, reload) {
       ...overlapTokens.value === "" ? {} : { overlapTokens: Number(overlapTokens.value) },
     };
     const options = { language: language.value, ...Object.keys(passages).length === 0 ? {} : { passages } };
-    submit.disabled = true;
-    try {
-      await app.call("createIndex", { indexName: name.value, modelId: model.value, docs: [], options });
-      status.textContent = `Created index "${name.value}"`;
-      app.clearAlert();
-      name.value = "";
-      await reload();
-    } catch (error) {
-      app.report(error);
-    } finally {
-      submit.disabled = false;
-    }
+    await whileDisabled([submit], async () => {
+      try {
+        await app.call("createIndex", { indexName: name.value, modelId: model.value, docs: [], options });
+        status.textContent = `Created index "${name.value}"`;
+        app.clearAlert();
+        name.value = "";
+        await reload();
+      } catch (error) {
+        app.report(error);
+      }
+    });
   }
 
   return h(

@@ -30,7 +30,8 @@ export function renderProjectView(main, app) {
     const indexes = [];
     let cursor;
     do {
-      const page = await app.call("listIndexes", { options: { limit: PAGE_SIZE, cursor } });
+      const limit = Math.min(PAGE_SIZE, app.settings?.maxDocsPerRequest ?? PAGE_SIZE);
+      const page = await app.call("listIndexes", { options: { limit, cursor } });
       indexes.push(...page.data);
       cursor = page.nextCursor;
     } while (cursor !== undefined && !disposed);

@@ -1,6 +1,6 @@
 /** The sign-in form: a project and its key, checked against the API before the session is kept. */
 import { manage, saveSession } from "./api.js";
-import { field, h, replaceChildren } from "./dom.js";
+import { field, h, replaceChildren, whileDisabled } from "./dom.js";
 
 /** Shows the form in `main`; `onSignedIn` runs once a key works. Returns the view's disposer. */
 export function renderSignIn(main, { report, onSignedIn }) {
@@ -23,18 +23,19 @@ export function renderSignIn(main, { report, onSignedIn }) {
   async function onsubmit(event) {
     event.preventDefault();
     const session = { projectId: project.value.trim(), key: key.value };
-    submit.disabled = true;
-    try {
-      // Any authenticated call proves the key; this one is the cheapest.
-      await manage(session, "listIndexes", { options: { limit: 1 } });
-      saveSession(session);
-      onSignedIn();
-    } catch (error) {
-      report(error);
-      key.select();
-    } finally {
-      submit.disabled = false;
-    }
+    let signedIn = false;
+    await whileDisabled([submit], async () => {
+      try {
+        // Any authenticated call proves the key; this one is the cheapest.
+        await manage(session, "listIndexes", { options: { limit: 1 } });
+        saveSession(session);
+        signedIn = true;
+      } catch (error) {
+        report(error);
+      }
+    });
+    if (signedIn) onSignedIn();
+    else key.select();
   }
   return () => {};
 }
