@@ -7,18 +7,9 @@ import { loadAnnGraphs } from "../src/search/ann_graphs.ts";
 import { type DocUpdate, SearchIndex } from "../src/search/search_index.ts";
 import { VectorStore } from "../src/search/vector_store.ts";
 import { tuneVectorPlan, type TuningProbe, type VectorPlan } from "../src/search/vector_plan.ts";
+import { normals } from "./_vectors.ts";
 
 const graphs = await loadAnnGraphs();
-
-/** A seeded generator of standard normal numbers. */
-function normals(seed: number): () => number {
-  let state = seed;
-  const uniform = () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return (state + 1) / 4294967297;
-  };
-  return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-}
 
 /** `count` unit vectors of `dims` dimensions: uniform on the sphere, or around the same 20 centres for every seed. */
 function unitVectors(count: number, dims: number, kind: "random" | "clustered", seed: number): Float32Array[] {

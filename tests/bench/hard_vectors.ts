@@ -9,6 +9,7 @@ import { testModels } from "../_helpers.ts";
 import { PERMISSIONS, serverEnvironment, type ServerProcess, startServerProcess } from "../_server_process.ts";
 import { line, ok, timed } from "./_bench_helpers.ts";
 import { ms, quantile } from "./_corpus.ts";
+import { normals } from "../_vectors.ts";
 
 const args = parseArgs({ args: Deno.args, options: { before: { type: "string" }, docs: { type: "string" } } });
 const DOCS = Number(args.values.docs ?? 100_000);
@@ -17,16 +18,6 @@ const BATCH = 1_000;
 const CLIENTS = 8;
 const QUERIES = 800;
 const RECALL_QUERIES = 100;
-
-/** A seeded generator of standard normal numbers. */
-function normals(seed: number): () => number {
-  let state = seed;
-  const uniform = () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return (state + 1) / 4294967297;
-  };
-  return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-}
 
 type Corpus = "near-random" | "clustered";
 
