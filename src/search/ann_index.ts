@@ -5,6 +5,7 @@
  */
 import { exactSearch, Index, MetricKind, ScalarKind } from "usearch";
 import type { VectorStore } from "./vector_store.ts";
+import { grownTo } from "../util/typed_arrays.ts";
 
 /**
  * Graph degree and search breadth when building. On the benchmark's 100,000 embeddings (a random-weight model, whose
@@ -116,12 +117,8 @@ export class AnnIndex {
   #grow(rows: number): void {
     if (rows > this.#live.length) {
       const capacity = Math.max(rows, this.#rows * 2, 1024);
-      const codes = new Int8Array(capacity * this.#dims);
-      codes.set(this.#codes);
-      this.#codes = codes;
-      const live = new Uint8Array(capacity);
-      live.set(this.#live);
-      this.#live = live;
+      this.#codes = grownTo(this.#codes, capacity * this.#dims);
+      this.#live = grownTo(this.#live, capacity);
     }
     this.#rows = rows;
   }

@@ -13,6 +13,7 @@
  */
 import { radix } from "@orama/orama/trees";
 import { type Analyzer, analyzerFor } from "../fulltext/analyzer.ts";
+import { grownTo } from "../util/typed_arrays.ts";
 import { wordsWithin, wordsWithPrefix } from "../fulltext/tree_walks.ts";
 import type { SlotScores } from "./vector_store.ts";
 
@@ -302,9 +303,7 @@ export class TextIndex {
 
   #setLength(slot: number, length: number): void {
     if (slot >= this.#lengths.length) {
-      const lengths = new Uint32Array(Math.max(16, slot + 1, this.#lengths.length * 2));
-      lengths.set(this.#lengths);
-      this.#lengths = lengths;
+      this.#lengths = grownTo(this.#lengths, Math.max(16, slot + 1, this.#lengths.length * 2));
     }
     this.#lengths[slot] = length;
     this.#docs++;

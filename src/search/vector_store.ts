@@ -2,6 +2,7 @@
  * Document vectors in one flat `Float32Array`, one row per slot, with exact cosine similarity by linear scan. Vectors
  * are copied in, so that nothing outside can change them.
  */
+import { grownTo } from "../util/typed_arrays.ts";
 
 /** Slots and their cosine similarity to a query. */
 export interface SlotScores {
@@ -74,12 +75,8 @@ export class VectorStore {
   #grow(slots: number): void {
     if (slots <= this.#norms.length) return;
     const capacity = Math.max(16, slots, this.#norms.length * 2);
-    const data = new Float32Array(capacity * this.#dims);
-    data.set(this.#data);
-    this.#data = data;
-    const norms = new Float64Array(capacity);
-    norms.set(this.#norms);
-    this.#norms = norms;
+    this.#data = grownTo(this.#data, capacity * this.#dims);
+    this.#norms = grownTo(this.#norms, capacity);
   }
 }
 
