@@ -83,7 +83,7 @@ export function documentsSection(app, name) {
 }
 
 /** A text shortened to a line or two, with a button that shows all of it and back. */
-export function expandableText(text) {
+function expandableText(text) {
   if (text.length <= SHORT_TEXT) return h("span", { class: "text" }, text);
   const shown = h("span", { class: "text" }, shorten(text, SHORT_TEXT));
   const toggle = h("button", {
