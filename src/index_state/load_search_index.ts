@@ -61,9 +61,10 @@ async function readAllDocs(kv: Deno.Kv, record: IndexRecord, graphs?: AnnGraphs)
     const batch = [];
     for await (const [id, doc] of listDocs(kv, record.id)) {
       batch.push({ id, doc, previousParts: 0 });
-      if (batch.length === 1000) index.apply(batch.splice(0));
+      // The graph is built afterwards, in batches between requests (see IndexStates).
+      if (batch.length === 1000) index.apply(batch.splice(0), { deferGraph: true });
     }
-    index.apply(batch);
+    index.apply(batch, { deferGraph: true });
     const after = await readIndexRecord(kv, record.projectId, record.name);
     const unchanged = after?.id !== record.id || after.revision === revision;
     if (unchanged || attempt === MAX_LIST_ATTEMPTS) return index;

@@ -8,7 +8,7 @@ import type { AnnIndex } from "./ann_index.ts";
 export interface AnnGraphs {
   /** An empty graph for vectors of `dims` dimensions. */
   create(dims: number): AnnIndex;
-  /** Restores a graph that {@link AnnIndex.save} wrote. */
+  /** Restores a graph that {@link AnnIndex.saveFile} wrote. */
   load(bytes: Uint8Array, dims: number): AnnIndex;
 }
 

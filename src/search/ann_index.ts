@@ -6,6 +6,7 @@
 import { exactSearch, Index, MetricKind, ScalarKind } from "usearch";
 import type { VectorStore } from "./vector_store.ts";
 import { grownTo } from "../util/typed_arrays.ts";
+import type { GraphFile } from "./snapshot_view.ts";
 
 /**
  * Graph degree and search breadth when building. On the benchmark's 100,000 embeddings (a random-weight model, whose
@@ -73,6 +74,12 @@ export class AnnIndex {
     }
   }
 
+  /** Those of `slots` whose vectors the graph does not hold. */
+  missing(slots: number[]): number[] {
+    const held = this.#index.contains(BigUint64Array.from(slots, BigInt)) as boolean[];
+    return slots.filter((_, i) => !held[i]);
+  }
+
   /** Removes the vector of a slot, if any. */
   remove(slot: number): void {
     this.#index.remove(BigInt(slot));
@@ -123,18 +130,17 @@ export class AnnIndex {
     this.#rows = rows;
   }
 
-  /** The whole graph as bytes, for a snapshot. */
-  save(): Uint8Array {
+  /**
+   * Saves the whole graph to a new temporary file, for a snapshot to read in slices; the caller removes it. USearch
+   * saves in one native call: 70-90 ms at 100,000 vectors of 384 dimensions.
+   */
+  saveFile(): GraphFile {
     const path = graphFile();
-    try {
-      this.#index.save(path);
-      return Deno.readFileSync(path);
-    } finally {
-      Deno.removeSync(path);
-    }
+    this.#index.save(path);
+    return { path, bytes: Deno.statSync(path).size };
   }
 
-  /** Restores a graph that {@link save} wrote. */
+  /** Restores a graph that {@link saveFile} wrote. */
   static load(bytes: Uint8Array, dims: number): AnnIndex {
     const ann = new AnnIndex(dims);
     const path = graphFile();

@@ -19,6 +19,7 @@ import { type FacetCounts, facetCounts, type FacetRequest } from "./facet_counts
 import { type SortField, sortOrder } from "./sort_order.ts";
 import { MetadataColumns } from "./metadata_columns.ts";
 import { type SlotScores, VectorStore } from "./vector_store.ts";
+import { SnapshotView } from "./snapshot_view.ts";
 import { RECENT_QUERIES, tuneVectorPlan, tuningDue, UNTUNED_PLAN, type VectorPlan } from "./vector_plan.ts";
 
 /**
@@ -28,7 +29,7 @@ import { RECENT_QUERIES, tuneVectorPlan, tuningDue, UNTUNED_PLAN, type VectorPla
 export const EXACT_SEARCH_MAX_VECTORS = 10_000;
 
 /**
- * Graph inserts wait until this many are pending and then go in as one multi-threaded batch, so that a small write
+ * Graph inserts wait until this many are pending and then go in, in multi-threaded batches, so that a small write
  * rarely pays for them; meanwhile searches scan the pending vectors exactly.
  */
 const MAX_PENDING_GRAPH_INSERTS = 512;
@@ -76,7 +77,10 @@ export interface DocUpdate {
 export interface ApplyOptions {
   /** The revision the index shows once the changes are in; unchanged when absent (e.g. a load in batches). */
   revision?: number;
-  /** Graph inserts wait for {@link SearchIndex.flushGraph} however many pile up (a load replaying the log). */
+  /**
+   * Graph inserts wait for {@link SearchIndex.flushGraph} however many pile up: the caller adds them in slices (see
+   * {@link SearchIndex.graphInsertsDue}).
+   */
   deferGraph?: boolean;
 }
 
@@ -186,6 +190,8 @@ export class SearchIndex {
   #tuning = false;
   /** The latest query vectors that the graph side served, oldest first, to tune on. */
   #recentQueries: Float32Array[] = [];
+  /** Open snapshot views, told of each slot before it changes. */
+  readonly #views = new Set<SnapshotView>();
   /** Metadata fields that facets and sort have asked for, as columns. */
   readonly #columns = new MetadataColumns((slot) => this.#contents[slot]?.metadata, () => this.#ids.length);
 
@@ -215,8 +221,13 @@ export class SearchIndex {
     for (let passage = this.#owners.length - 1; passage >= 0; passage--) {
       if (this.#owners[passage] === -1) this.#freePassages.push(passage);
     }
-    // A restored graph holds no int8 codes: they are written from the vectors.
-    this.#ann?.encode(this.#occupiedPassages(), this.#vectors);
+    if (this.#ann !== undefined) {
+      // A restored graph holds no int8 codes: they are written from the vectors. It lacks the vectors that were
+      // waiting to join it when it was saved: they wait again.
+      const passages = [...this.#occupiedPassages()];
+      this.#ann.encode(passages, this.#vectors);
+      for (const passage of this.#ann.missing(passages)) this.#annPending.add(passage);
+    }
     if (this.#ann === undefined && this.#graphs !== undefined && this.#passageCount > EXACT_SEARCH_MAX_VECTORS) {
       // A large index restored without a graph (a snapshot written without USearch): its vectors join a new graph at
       // the next flush, and until then searches scan them exactly, as they do any pending vector.
@@ -246,18 +257,23 @@ export class SearchIndex {
     return this.#passageCount;
   }
 
-  /** The parts a snapshot stores. */
-  parts(): SearchIndexParts {
-    this.flushGraph();
-    return {
+  /**
+   * A view of the index as it stands now, which later changes do not alter, for a snapshot to read in slices; the graph
+   * is saved as it stands, without the vectors waiting to join it. Close the view when done: until then, each change
+   * copies the documents it touches.
+   */
+  openSnapshotView(): SnapshotView {
+    const view = new SnapshotView({
       revision: this.#revision,
       ids: this.#ids,
       contents: this.#contents,
       passages: this.#passages,
       vectors: this.#vectors,
       text: this.#text,
-      ann: this.#ann,
-    };
+      graph: this.#ann?.saveFile(),
+    }, () => this.#views.delete(view));
+    this.#views.add(view);
+    return view;
   }
 
   /** Applies a write's document changes: each one replaces or removes one document. */
@@ -270,11 +286,12 @@ export class SearchIndex {
     }
     if (this.#ann !== undefined) {
       for (const passage of added) this.#annPending.add(passage);
-      if (!options.deferGraph && this.#annPending.size >= MAX_PENDING_GRAPH_INSERTS) this.flushGraph();
     } else if (this.#graphs !== undefined && this.#passageCount > EXACT_SEARCH_MAX_VECTORS) {
+      // The new graph's vectors all wait to join it, as a restored index's do.
       this.#ann = this.#graphs.create(this.#vectors.dims);
-      this.#ann.add([...this.#occupiedPassages()], this.#vectors);
+      for (const passage of this.#occupiedPassages()) this.#annPending.add(passage);
     }
+    if (!options.deferGraph && this.graphInsertsDue) this.flushGraph();
     if (options.revision !== undefined) this.#revision = options.revision;
   }
 
@@ -401,7 +418,8 @@ export class SearchIndex {
    * the last.
    */
   vectorTuning(): Generator<void> | undefined {
-    if (this.#ann === undefined || this.#tuning) return undefined;
+    // A graph with many vectors still to join it would tune for what it lacks.
+    if (this.#ann === undefined || this.#tuning || this.graphInsertsDue) return undefined;
     if (!tuningDue(this.#plan, this.#passageCount, this.#recentQueries.length)) return undefined;
     this.#tuning = true;
     const ann = this.#ann;
@@ -484,11 +502,21 @@ export class SearchIndex {
     return this.#annPending.size;
   }
 
-  /** Adds the pending vectors to the graph in one multi-threaded call. */
-  flushGraph(): void {
+  /** Whether so many vectors wait to enter the graph that they should go in now. */
+  get graphInsertsDue(): boolean {
+    return this.#ann !== undefined && this.#annPending.size >= MAX_PENDING_GRAPH_INSERTS;
+  }
+
+  /** Adds the pending vectors to the graph (at most `count` of them, the oldest first) in one multi-threaded call. */
+  flushGraph(count = Infinity): void {
     if (this.#ann === undefined || this.#annPending.size === 0) return;
-    this.#ann.add([...this.#annPending], this.#vectors);
-    this.#annPending.clear();
+    const passages: number[] = [];
+    for (const passage of this.#annPending) {
+      if (passages.length >= count) break;
+      passages.push(passage);
+    }
+    this.#ann.add(passages, this.#vectors);
+    for (const passage of passages) this.#annPending.delete(passage);
   }
 
   #rank(found: Found, query: SearchQuery): ScoredDoc[] {
@@ -529,6 +557,7 @@ export class SearchIndex {
   /** Puts a document in a free slot and its passages in free passage slots; returns the passage slots. */
   #fill(id: string, doc: IndexedDoc): number[] {
     const slot = this.#free.pop() ?? this.#ids.length;
+    for (const view of this.#views) view.keep(slot);
     const content: DocContent = { text: doc.text };
     if (doc.metadata !== undefined) content.metadata = doc.metadata;
     const whole = doc.passages.length === 1 && doc.passages[0]!.start === 0 && doc.passages[0]!.end === doc.text.length;
@@ -551,6 +580,7 @@ export class SearchIndex {
   }
 
   #clear(id: string, slot: number): void {
+    for (const view of this.#views) view.keep(slot);
     this.#text.remove(slot, this.#contents[slot]!.text);
     this.#contentBytes -= contentBytes(id, this.#contents[slot]!);
     for (const passage of this.#passages[slot]!) {

@@ -10,48 +10,79 @@ import { type DocContent, SearchIndex } from "./search_index.ts";
 import { analyzerFor } from "../fulltext/analyzer.ts";
 import { type Posting, TextIndex } from "./text_index.ts";
 import { VectorStore } from "./vector_store.ts";
+import type { Slices } from "../util/time_slices.ts";
 
 const FORMAT = "quire-search-4";
 
-/** Encodes an index's search state. */
-export function encodeSearchSnapshot(index: SearchIndex): Uint8Array {
-  const { revision, ids, contents, passages, vectors, text, ann } = index.parts();
-  const out = new ByteWriter();
-  out.string(FORMAT);
-  out.string(text.analyzer.language);
-  out.f64(revision);
-  out.u32(ids.length);
-  out.u32(vectors.dims);
-  // A plain loop: `forEach` skips the holes of a sparse array, and an empty slot must still be written.
-  for (let slot = 0; slot < ids.length; slot++) {
-    const id = ids[slot];
-    if (id === undefined) {
-      out.u8(0);
-      continue;
+/**
+ * Encodes an index's search state as it stands when called. With `slices`, the work pauses whenever a slice has used
+ * its time, so that requests are answered in between; writes that land meanwhile change the index but not the
+ * snapshot (see {@link SnapshotView}). Without, it runs to the end in one go.
+ */
+export async function encodeSearchSnapshot(index: SearchIndex, slices?: Slices): Promise<Uint8Array> {
+  const view = index.openSnapshotView();
+  try {
+    // Room for all of it at once, so that the buffer is not copied as it grows: the index's size in memory is more.
+    const out = new ByteWriter(index.memoryBytes());
+    const pause = async () => {
+      if (slices?.due) await slices.next();
+    };
+    out.string(FORMAT);
+    out.string(view.language);
+    out.f64(view.revision);
+    out.u32(view.slots);
+    out.u32(view.dims);
+    for (let slot = 0; slot < view.slots; slot++) {
+      await pause();
+      const doc = view.doc(slot);
+      if (doc === undefined) {
+        out.u8(0);
+        continue;
+      }
+      out.u8(1);
+      out.string(doc.id);
+      out.string(doc.content.text);
+      out.string(doc.content.metadata === undefined ? "" : JSON.stringify(doc.content.metadata));
+      out.u32(doc.length);
+      out.words(doc.content.spans ?? new Uint32Array(0));
+      out.words(Uint32Array.from(doc.passages));
+      for (const vector of doc.vectors) out.words(vector);
     }
-    const content = contents[slot]!;
-    out.u8(1);
-    out.string(id);
-    out.string(content.text);
-    out.string(content.metadata === undefined ? "" : JSON.stringify(content.metadata));
-    out.u32(text.length(slot));
-    out.words(content.spans ?? new Uint32Array(0));
-    const rows = passages[slot]!;
-    out.words(Uint32Array.from(rows));
-    for (const row of rows) out.words(vectors.row(row));
+    // Terms are never empty, so an empty one ends the postings.
+    for (const term of view.terms) {
+      await pause();
+      const { slots, counts } = view.posting(term);
+      out.string(term);
+      out.words(Uint32Array.from(slots));
+      out.words(Uint32Array.from(counts));
+    }
+    out.string("");
+    for (const word of view.variantWords) {
+      await pause();
+      if (view.keepsVariant(word)) out.string(word);
+    }
+    out.string("");
+    const graph = out.reserveRun(view.graph?.bytes ?? 0);
+    if (view.graph !== undefined) await readFileInto(view.graph.path, graph, pause);
+    return out.bytes();
+  } finally {
+    view.close();
   }
-  // Terms are never empty, so an empty one ends the postings.
-  for (const { term, slots, counts } of text.postings()) {
-    out.string(term);
-    out.words(Uint32Array.from(slots));
-    out.words(Uint32Array.from(counts));
-  }
-  out.string("");
-  for (const word of text.variants()) out.string(word);
-  out.string("");
-  out.run(ann?.save() ?? new Uint8Array(0));
-  return out.bytes();
 }
+
+/** Reads a file into `target`, which its size, in pieces, with `pause` awaited between them. */
+async function readFileInto(path: string, target: Uint8Array, pause: () => Promise<void>): Promise<void> {
+  using file = await Deno.open(path);
+  for (let at = 0; at < target.byteLength;) {
+    await pause();
+    const read = await file.read(target.subarray(at, at + READ_PIECE_BYTES));
+    if (read === null) throw new Error(`The graph file ended ${target.byteLength - at} bytes early`);
+    at += read;
+  }
+}
+
+/** How much of the graph's file one read takes. */
+const READ_PIECE_BYTES = 1 << 20;
 
 /** Options of {@link decodeSearchSnapshot}. */
 export interface SnapshotDecodeOptions {

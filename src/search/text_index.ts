@@ -220,28 +220,27 @@ export class TextIndex {
     return this.#factors;
   }
 
-  /** Every term's postings and every slot's length, for a snapshot. */
-  *postings(): Generator<Posting> {
-    const stack: radix.RadixNode[] = [this.#tree];
-    while (stack.length > 0) {
-      const node = stack.pop()!;
-      if (node.e && node.d.size > 0) {
-        const slots = [...node.d];
-        const repeats = this.#repeats.get(node.w);
-        yield { term: node.w, slots, counts: slots.map((slot) => repeats?.get(slot) ?? 1) };
-      }
-      stack.push(...node.c.values());
-    }
+  /** Every term some slot holds, for a snapshot. */
+  terms(): string[] {
+    return wordsOf(this.#tree);
   }
 
-  /** The words of the second tree whose terms some document still holds, for a snapshot. */
-  *variants(): Generator<string> {
-    const stack: radix.RadixNode[] = [this.#variants];
-    while (stack.length > 0) {
-      const node = stack.pop()!;
-      if (node.e && node.d.size > 0 && this.#node(this.analyzer.stem(node.w)) !== undefined) yield node.w;
-      stack.push(...node.c.values());
+  /** Every word of the second tree, for a snapshot: the caller keeps those whose terms it stores. */
+  variantWords(): string[] {
+    return wordsOf(this.#variants);
+  }
+
+  /** The slots that hold `term`, but those `skip` names, and how often each holds it. */
+  posting(term: string, skip: (slot: number) => boolean): { term: string; slots: number[]; counts: number[] } {
+    const slots: number[] = [];
+    const counts: number[] = [];
+    const repeats = this.#repeats.get(term);
+    for (const slot of this.#node(term)?.d ?? []) {
+      if (skip(slot)) continue;
+      slots.push(slot);
+      counts.push(repeats?.get(slot) ?? 1);
     }
+    return { term, slots, counts };
   }
 
   /** Bytes of memory it holds, estimated from its postings (a radix tree of terms, each with a set of slots). */
@@ -315,6 +314,18 @@ export class TextIndex {
   #node(term: string): radix.RadixNode | undefined {
     return exactNode(this.#tree, term);
   }
+}
+
+/** Every word of a radix tree that some slot still holds. */
+function wordsOf(tree: radix.RadixNode): string[] {
+  const words: string[] = [];
+  const stack: radix.RadixNode[] = [tree];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.e && node.d.size > 0) words.push(node.w);
+    stack.push(...node.c.values());
+  }
+  return words;
 }
 
 /** The node of a radix tree where exactly `word` ends, if any. */

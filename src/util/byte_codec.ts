@@ -5,9 +5,15 @@ const decoder = new TextDecoder();
 
 /** Appends values to a growing buffer. */
 export class ByteWriter {
-  #bytes = new Uint8Array(1024);
-  #view = new DataView(this.#bytes.buffer);
+  #bytes: Uint8Array;
+  #view: DataView;
   #length = 0;
+
+  /** Starts with room for `capacity` bytes; it grows, by copying, when more is written. */
+  constructor(capacity = 1024) {
+    this.#bytes = new Uint8Array(Math.max(capacity, 16));
+    this.#view = new DataView(this.#bytes.buffer);
+  }
 
   /** The bytes written so far, as a view of the writer's buffer. */
   bytes(): Uint8Array {
@@ -40,12 +46,12 @@ export class ByteWriter {
     this.#length += 4 + written;
   }
 
-  /** Raw bytes, after their length as u32. */
-  run(value: Uint8Array): void {
-    this.u32(value.byteLength);
-    this.#reserve(value.byteLength);
-    this.#bytes.set(value, this.#length);
-    this.#length += value.byteLength;
+  /** A run of `length` bytes, after its length as u32, for the caller to fill in: a view of the writer's buffer. */
+  reserveRun(length: number): Uint8Array {
+    this.u32(length);
+    this.#reserve(length);
+    this.#length += length;
+    return this.#bytes.subarray(this.#length - length, this.#length);
   }
 
   /** Float32 or uint32 values, padded to start 4-byte aligned, so that readers view them without copying. */

@@ -1,0 +1,119 @@
+/**
+ * An index's search state as it stood at one moment, readable while writes go on changing the index: what a snapshot
+ * encodes a slice at a time. The index tells the view of each document slot it is about to change, and the view keeps
+ * that slot's original first (its document, term counts and vectors), so that every read shows the moment the view was
+ * opened. A write thus costs the view one copy of the documents it changes; the rest is read where it lives.
+ */
+import type { DocContent, SearchIndexParts } from "./search_index.ts";
+import type { Posting } from "./text_index.ts";
+
+/** A document as a snapshot stores it: id, content, term count, and its passages' slots and vectors. */
+export interface ViewedDoc {
+  id: string;
+  content: DocContent;
+  length: number;
+  passages: readonly number[];
+  vectors: Float32Array[];
+}
+
+/** The graph as it stood: a temporary file that {@link SnapshotView.close} removes, and its size. */
+export interface GraphFile {
+  path: string;
+  bytes: number;
+}
+
+/** What {@link SnapshotView} reads: the index's live parts, with its graph already saved. */
+export interface ViewedParts extends Omit<SearchIndexParts, "ann"> {
+  graph?: GraphFile | undefined;
+}
+
+/** The state of a search index when the view was opened. */
+export class SnapshotView {
+  readonly revision: number;
+  /** Document slots when opened: later ones did not exist. */
+  readonly slots: number;
+  readonly dims: number;
+  readonly language: string;
+  readonly graph: GraphFile | undefined;
+  /** Every term some document held, in no set order. */
+  readonly terms: readonly string[];
+  /** Every word of the typo and prefix tree, in no set order: {@link keepsVariant} says which a snapshot stores. */
+  readonly variantWords: readonly string[];
+  readonly #parts: ViewedParts;
+  readonly #termSet: ReadonlySet<string>;
+  /** The slots changed since opening, each with its original document, or null where it was empty. */
+  readonly #kept = new Map<number, ViewedDoc | null>();
+  /** Per term, the kept original documents that held it, and how often. */
+  readonly #keptTerms = new Map<string, Map<number, number>>();
+  readonly #onClose: () => void;
+
+  /** Opens a view of `parts`; the index must call {@link keep} before it changes a slot, until `onClose` runs. */
+  constructor(parts: ViewedParts, onClose: () => void) {
+    this.#parts = parts;
+    this.#onClose = onClose;
+    this.revision = parts.revision;
+    this.slots = parts.ids.length;
+    this.dims = parts.vectors.dims;
+    this.language = parts.text.analyzer.language;
+    this.graph = parts.graph;
+    this.terms = parts.text.terms();
+    this.#termSet = new Set(this.terms);
+    this.variantWords = parts.text.variantWords();
+  }
+
+  /** Keeps the original of a slot that is about to change, unless it is kept already or came after the view. */
+  keep(slot: number): void {
+    if (slot >= this.slots || this.#kept.has(slot)) return;
+    const doc = this.#live(slot);
+    this.#kept.set(slot, doc === undefined ? null : { ...doc, vectors: doc.vectors.map((vector) => vector.slice()) });
+    if (doc === undefined) return;
+    const counts = new Map<string, number>();
+    for (const term of this.#parts.text.analyzer.terms(doc.content.text)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const [term, count] of counts) {
+      let holders = this.#keptTerms.get(term);
+      if (holders === undefined) this.#keptTerms.set(term, holders = new Map());
+      holders.set(slot, count);
+    }
+  }
+
+  /** The document a slot held, if any. */
+  doc(slot: number): ViewedDoc | undefined {
+    const kept = this.#kept.get(slot);
+    return kept === undefined ? this.#live(slot) : kept ?? undefined;
+  }
+
+  /** The documents that held `term`, and how often each held it. */
+  posting(term: string): Posting {
+    const { slots, counts } = this.#parts.text.posting(term, (slot) => slot >= this.slots || this.#kept.has(slot));
+    for (const [slot, count] of this.#keptTerms.get(term) ?? []) {
+      slots.push(slot);
+      counts.push(count);
+    }
+    return { term, slots, counts };
+  }
+
+  /** Whether a word of {@link variantWords} is stored: whether some document held its term. */
+  keepsVariant(word: string): boolean {
+    return this.#termSet.has(this.#parts.text.analyzer.stem(word));
+  }
+
+  /** Stops keeping originals, and removes the graph's file. */
+  close(): void {
+    this.#onClose();
+    if (this.graph !== undefined) Deno.removeSync(this.graph.path);
+  }
+
+  #live(slot: number): ViewedDoc | undefined {
+    const { ids, contents, passages, vectors, text } = this.#parts;
+    const id = ids[slot];
+    if (id === undefined) return undefined;
+    const rows = passages[slot]!;
+    return {
+      id,
+      content: contents[slot]!,
+      length: text.length(slot),
+      passages: rows,
+      vectors: rows.map((row) => vectors.row(row)),
+    };
+  }
+}

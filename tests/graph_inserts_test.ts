@@ -1,0 +1,82 @@
+/**
+ * Vectors join the HNSW graph in batches between requests: a write, a graph's creation and a load leave them waiting,
+ * searches scan them meanwhile, and the server adds them in the background.
+ */
+import assert from "node:assert/strict";
+import { loadAnnGraphs } from "../src/search/ann_graphs.ts";
+import { EXACT_SEARCH_MAX_VECTORS, SearchIndex } from "../src/search/search_index.ts";
+import { Embedder } from "../src/embedding/embedder.ts";
+import type { IndexRecord } from "../src/storage/index_records.ts";
+import { indexKey } from "../src/storage/kv_keys.ts";
+import { startTestServer, testModels } from "./_helpers.ts";
+import { normals } from "./_vectors.ts";
+
+const DIMS = 8;
+const normal = normals(11);
+
+function vector(): number[] {
+  return Array.from({ length: DIMS }, normal);
+}
+
+function docs(prefix: string, count: number) {
+  return Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}`, text: `doc ${i}`, vector: vector() }));
+}
+
+Deno.test("a new graph's vectors, and those written with deferGraph, wait until flushGraph adds as many as asked", async () => {
+  const index = new SearchIndex({ revision: 0, graphs: await loadAnnGraphs() });
+  const changes = (prefix: string, count: number) =>
+    docs(prefix, count).map(({ id, text, vector }) => ({
+      id,
+      doc: { text, passages: [{ start: 0, end: text.length, vector: Float32Array.from(vector) }] },
+      previousParts: 0,
+    }));
+  index.apply(changes("a", EXACT_SEARCH_MAX_VECTORS + 1), { deferGraph: true });
+  assert.equal(index.pendingGraphInserts, EXACT_SEARCH_MAX_VECTORS + 1, "the graph is created empty");
+  assert.ok(index.graphInsertsDue);
+  index.flushGraph(128);
+  assert.equal(index.pendingGraphInserts, EXACT_SEARCH_MAX_VECTORS + 1 - 128);
+  index.flushGraph();
+  assert.equal(index.pendingGraphInserts, 0);
+  assert.equal(index.graphInsertsDue, false);
+  const late = changes("b", 600);
+  index.apply(late, { deferGraph: true });
+  assert.equal(index.pendingGraphInserts, 600);
+  const own = late[599]!.doc.passages[0]!.vector;
+  assert.equal(index.search({ mode: "vector", text: "", vector: own, offset: 0, limit: 1 }).hits[0]!.id, "b599");
+  // Without deferGraph, a write that leaves many waiting adds them all at once.
+  index.apply(changes("c", 1));
+  assert.equal(index.pendingGraphInserts, 0);
+});
+
+Deno.test("the server adds waiting vectors to the graph in the background, and searches find them meanwhile", async () => {
+  const registry = { ...await testModels(), "ext-8": { dimensions: DIMS, version: "ext-v1" } };
+  await using server = await startTestServer({
+    embedder: () => new Embedder(registry, { cacheDir: `${Deno.makeTempDirSync()}/models`, allowRemote: false }),
+  });
+  await server.ok({ action: "createIndex", indexName: "ext", modelId: "ext-8", docs: [] });
+  for (let from = 0; from <= EXACT_SEARCH_MAX_VECTORS; from += 1_000) {
+    await server.ok({ action: "addDocs", indexName: "ext", docs: docs(`d${from}-`, 1_000) });
+  }
+  const record = (await server.kv.get<IndexRecord>(indexKey("default", "ext"))).value!;
+  const states = server.service.context.indexStates;
+  // Loaded from its snapshot and log: the vectors the log brings wait for the graph, and the load is answered first.
+  const index = await states.get(record);
+  assert.ok(index.passageCount > EXACT_SEARCH_MAX_VECTORS);
+  assert.ok(index.pendingGraphInserts > 0);
+  await server.service.context.background.idle();
+  assert.equal(index.pendingGraphInserts, 0, "the new graph holds every vector");
+
+  const late = docs("late", 600);
+  await server.ok({ action: "addDocs", indexName: "ext", docs: late });
+  const found = await server.ok({
+    action: "search",
+    indexName: "ext",
+    mode: "vector",
+    vector: late[123]!.vector,
+    limit: 1,
+  });
+  assert.equal((found as { hits: { id: string }[] }).hits[0]!.id, "late123");
+  await server.service.context.background.idle();
+  assert.equal(index.pendingGraphInserts, 0);
+  assert.equal(index.graphInsertsDue, false);
+});
