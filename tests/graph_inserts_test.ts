@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { loadAnnGraphs } from "../src/search/ann_graphs.ts";
 import { EXACT_SEARCH_MAX_VECTORS, SearchIndex } from "../src/search/search_index.ts";
 import { Embedder } from "../src/embedding/embedder.ts";
+import { BackgroundTasks } from "../src/concurrency/background_tasks.ts";
+import { GraphInserts, MAX_GRAPH_BACKLOG } from "../src/index_state/graph_inserts.ts";
 import type { IndexRecord } from "../src/storage/index_records.ts";
 import { indexKey } from "../src/storage/kv_keys.ts";
 import { startTestServer, testModels } from "./_helpers.ts";
@@ -22,15 +24,18 @@ function docs(prefix: string, count: number) {
   return Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}`, text: `doc ${i}`, vector: vector() }));
 }
 
+/** Changes that put `count` documents of one passage each into a search index. */
+function changesOf(prefix: string, count: number) {
+  return docs(prefix, count).map(({ id, text, vector }) => ({
+    id,
+    doc: { text, passages: [{ start: 0, end: text.length, vector: Float32Array.from(vector) }] },
+    previousParts: 0,
+  }));
+}
+
 Deno.test("a new graph's vectors, and those written with deferGraph, wait until flushGraph adds as many as asked", async () => {
   const index = new SearchIndex({ revision: 0, graphs: await loadAnnGraphs() });
-  const changes = (prefix: string, count: number) =>
-    docs(prefix, count).map(({ id, text, vector }) => ({
-      id,
-      doc: { text, passages: [{ start: 0, end: text.length, vector: Float32Array.from(vector) }] },
-      previousParts: 0,
-    }));
-  index.apply(changes("a", EXACT_SEARCH_MAX_VECTORS + 1), { deferGraph: true });
+  index.apply(changesOf("a", EXACT_SEARCH_MAX_VECTORS + 1), { deferGraph: true });
   assert.equal(index.pendingGraphInserts, EXACT_SEARCH_MAX_VECTORS + 1, "the graph is created empty");
   assert.ok(index.graphInsertsDue);
   index.flushGraph(128);
@@ -38,14 +43,39 @@ Deno.test("a new graph's vectors, and those written with deferGraph, wait until 
   index.flushGraph();
   assert.equal(index.pendingGraphInserts, 0);
   assert.equal(index.graphInsertsDue, false);
-  const late = changes("b", 600);
+  const late = changesOf("b", 600);
   index.apply(late, { deferGraph: true });
   assert.equal(index.pendingGraphInserts, 600);
   const own = late[599]!.doc.passages[0]!.vector;
   assert.equal(index.search({ mode: "vector", text: "", vector: own, offset: 0, limit: 1 }).hits[0]!.id, "b599");
   // Without deferGraph, a write that leaves many waiting adds them all at once.
-  index.apply(changes("c", 1));
+  index.apply(changesOf("c", 1));
   assert.equal(index.pendingGraphInserts, 0);
+});
+
+Deno.test("a writer waits while more vectors wait for the graph than the bound, and the rest go in after", async () => {
+  const index = new SearchIndex({ revision: 0, graphs: await loadAnnGraphs() });
+  index.apply(changesOf("a", EXACT_SEARCH_MAX_VECTORS + 1));
+  assert.equal(index.pendingGraphInserts, 0);
+  const background = new BackgroundTasks();
+  const inserts = new GraphInserts(background);
+  index.apply(changesOf("b", MAX_GRAPH_BACKLOG + 3_000), { deferGraph: true });
+  inserts.start("i", index, () => true);
+  let released = false;
+  const waiting = inserts.backlogWithinBound(index).then(() => released = true);
+  await Promise.resolve();
+  assert.equal(released, false, "the writer waits");
+  await waiting;
+  assert.ok(index.pendingGraphInserts <= MAX_GRAPH_BACKLOG, `${index.pendingGraphInserts} wait once released`);
+  await background.idle();
+  assert.equal(index.pendingGraphInserts, 0);
+
+  // An index no longer kept is left as it is, and its writers are released.
+  index.apply(changesOf("c", MAX_GRAPH_BACKLOG + 1_000), { deferGraph: true });
+  inserts.start("i", index, () => false);
+  await inserts.backlogWithinBound(index);
+  await background.idle();
+  assert.equal(index.pendingGraphInserts, MAX_GRAPH_BACKLOG + 1_000);
 });
 
 Deno.test("the server adds waiting vectors to the graph in the background, and searches find them meanwhile", async () => {

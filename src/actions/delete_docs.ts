@@ -18,7 +18,7 @@ export async function deleteDocs(ctx: ServiceContext, request: RequestOf<"delete
     const next = nextRevision(index, { docDelta: -changes.length, passageDelta: -passages });
     const logBytes = await commitIndexChanges(ctx.kv, entry, changes, next);
     if (logBytes === null) return undefined;
-    noteCommittedWrite(ctx, { before: index, after: next, changes, logBytes });
+    await noteCommittedWrite(ctx, { before: index, after: next, changes, logBytes });
     return { deleted: changes.length };
   });
 }

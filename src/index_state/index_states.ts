@@ -11,6 +11,7 @@ import type { AnnGraphs } from "../search/ann_graphs.ts";
 import type { SearchIndex } from "../search/search_index.ts";
 import { encodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
 import { nextTurn, TimeSlices } from "../util/time_slices.ts";
+import { GraphInserts } from "./graph_inserts.ts";
 import type { DocChange } from "../storage/doc_records.ts";
 import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
 import { LOG_RETENTION_MS, readLogTail, truncateLog } from "../storage/change_log.ts";
@@ -66,13 +67,13 @@ export class IndexStates {
   readonly #options: IndexStatesOptions;
   readonly #entries = new Map<string, CachedIndex>();
   readonly #snapshots = new SnapshotPolicy();
-  /** Indexes whose waiting vectors are being added to their graphs. */
-  readonly #inserting = new WeakSet<SearchIndex>();
+  readonly #graphInserts: GraphInserts;
 
   constructor(kv: Deno.Kv, background: BackgroundTasks, options: IndexStatesOptions) {
     this.#kv = kv;
     this.#background = background;
     this.#options = options;
+    this.#graphInserts = new GraphInserts(background);
   }
 
   /** The most bytes of search state this process keeps. */
@@ -116,24 +117,26 @@ export class IndexStates {
 
   /**
    * Hears of a write this process committed. A cached state at the revision before it is updated in place; one further
-   * behind is left to catch up from the log at its next search. The log's growth may call for a snapshot.
+   * behind is left to catch up from the log at its next search. The log's growth may call for a snapshot. Resolves once
+   * the vectors waiting for the index's graph are within their bound (see {@link GraphInserts}): a writer that waits for
+   * it cannot outrun the graph.
    */
-  noteWrite(write: CommittedWrite): void {
+  noteWrite(write: CommittedWrite): Promise<void> {
     const { before, after, changes, logBytes } = write;
     const cached = this.#entries.get(after.id);
-    if (cached !== undefined && cached.revision === before.revision) {
-      const entry = this.#store(
-        after.id,
-        after.revision,
-        cached.ready.then((index) => {
-          index.apply(changes, { revision: after.revision, deferGraph: true });
-          this.#insertIntoGraph(after.id, index);
-          return index;
-        }),
-      );
-      entry.ready.then((index) => this.#measure(after, entry, index)).catch(() => {});
-    }
     this.#maybeSnapshot(after, this.#snapshots.noteWrite(after.id, logBytes));
+    if (cached === undefined || cached.revision !== before.revision) return Promise.resolve();
+    const entry = this.#store(
+      after.id,
+      after.revision,
+      cached.ready.then((index) => {
+        index.apply(changes, { revision: after.revision, deferGraph: true });
+        this.#insertIntoGraph(after.id, index);
+        return index;
+      }),
+    );
+    entry.ready.then((index) => this.#measure(after, entry, index)).catch(() => {});
+    return entry.ready.then((index) => this.#graphInserts.backlogWithinBound(index), () => {});
   }
 
   /** Hears of a new index, whose first documents no snapshot holds yet. */
@@ -221,26 +224,9 @@ export class IndexStates {
     });
   }
 
-  /**
-   * Adds the vectors waiting to join the index's graph, when enough wait (or, with `all`, any do): in batches of
-   * {@link GRAPH_INSERT_BATCH}, one per turn of the event loop, the first after the request that called for it has been
-   * answered, so that no request waits for many. Searches scan the waiting vectors meanwhile. An index evicted
-   * meanwhile is left as it is.
-   */
-  #insertIntoGraph(indexId: string, index: SearchIndex, { all = false } = {}): void {
-    if (this.#inserting.has(index) || !(all ? index.pendingGraphInserts > 0 : index.graphInsertsDue)) return;
-    this.#inserting.add(index);
-    this.#background.run(`graph inserts of ${indexId}`, async () => {
-      try {
-        while (index.pendingGraphInserts > 0) {
-          await nextTurn();
-          if (!this.#entries.has(indexId)) return;
-          index.flushGraph(GRAPH_INSERT_BATCH);
-        }
-      } finally {
-        this.#inserting.delete(index);
-      }
-    });
+  /** Adds the vectors waiting to join the index's graph in the background, when enough wait (with `all`, any). */
+  #insertIntoGraph(indexId: string, index: SearchIndex, options: { all?: boolean } = {}): void {
+    this.#graphInserts.start(indexId, index, () => this.#entries.has(indexId), options);
   }
 
   /** Evicts the least recently used states, but `keep`'s, until `incoming` more bytes fit in the budget. */
@@ -341,12 +327,6 @@ export class IndexStates {
  * corpus (`deno task bench:instances`) against their estimate.
  */
 const RESIDENT_PER_ESTIMATED_BYTE = 1.35;
-
-/**
- * Vectors that join a graph in one batch, between turns of the event loop: at 100,000 vectors of 384 dimensions, 512
- * took about 100 ms on two cores.
- */
-const GRAPH_INSERT_BATCH = 128;
 
 /** How long a snapshot's encoding runs before requests get a turn. */
 const SNAPSHOT_SLICE_MS = 10;

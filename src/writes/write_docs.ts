@@ -76,7 +76,7 @@ export async function writeDocs(ctx: ServiceContext, write: DocWrite): Promise<A
     const next = nextRevision(index, { docDelta: added, passageDelta, jobId: write.job?.id });
     const logBytes = await commitIndexChanges(ctx.kv, entry, changes, next);
     if (logBytes === null) return undefined;
-    noteCommittedWrite(ctx, { before: index, after: next, changes, logBytes });
+    await noteCommittedWrite(ctx, { before: index, after: next, changes, logBytes });
     const result: AddDocsResult = { added, updated: written.length - added };
     if (!upsert) result.skipped = docs.length - written.length;
     return result;
