@@ -66,14 +66,25 @@ export const VOCAB_WORDS = ("the of and to in is for on with as by at from that 
   "day night week month year morning evening today tomorrow " +
   "one two three four five six seven eight nine ten hundred thousand").split(" ");
 
+/** Options of {@link writeBertModel}. */
+export interface BertFiles {
+  /**
+   * Also writes `onnx/model_quantized.onnx`, what transformers.js loads for dtype `q8`: the same weights, each dense
+   * layer's int8 per output column, run as onnxruntime's dynamic quantization runs them (the activations quantized to
+   * uint8 per call, `MatMulInteger`, then rescaled to float).
+   */
+  quantized?: boolean;
+}
+
 /** Writes a model directory (config, tokenizer, `onnx/model.onnx`) for `shape` into `dir`. */
-export async function writeBertModel(dir: string, shape: BertShape): Promise<void> {
+export async function writeBertModel(dir: string, shape: BertShape, files: BertFiles = {}): Promise<void> {
   const vocab = buildVocab(shape.vocab);
   await Deno.mkdir(`${dir}/onnx`, { recursive: true });
   await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(bertConfig(shape), null, 2));
   await Deno.writeTextFile(`${dir}/tokenizer.json`, JSON.stringify(tokenizerJson(vocab)));
   await Deno.writeTextFile(`${dir}/tokenizer_config.json`, JSON.stringify(tokenizerConfig(), null, 2));
-  await Deno.writeFile(`${dir}/onnx/model.onnx`, encodeBertOnnx(shape));
+  await Deno.writeFile(`${dir}/onnx/model.onnx`, encodeBertOnnx(shape, false));
+  if (files.quantized) await Deno.writeFile(`${dir}/onnx/model_quantized.onnx`, encodeBertOnnx(shape, true));
 }
 
 function buildVocab(size: number): string[] {
@@ -188,18 +199,19 @@ function normalSource(seed: number): () => number {
 }
 
 /** Builds the ONNX graph of a BERT encoder whose output is `last_hidden_state`. */
-function encodeBertOnnx(shape: BertShape): Uint8Array {
+function encodeBertOnnx(shape: BertShape, quantized: boolean): Uint8Array {
   const { hidden, heads, intermediate } = shape;
   const random = normalSource(shape.seed);
   const initializers: Onnx.ITensorProto[] = [];
   const nodes: Onnx.INodeProto[] = [];
   let nodeCount = 0;
 
-  const floats = (name: string, dims: number[], fill: () => number) => {
-    const data = new Float32Array(dims.reduce((a, b) => a * b, 1)).map(fill);
-    initializers.push({ name, dims, dataType: onnx.TensorProto.DataType.FLOAT, rawData: bytesOf(data) });
+  const tensor = (name: string, dims: number[], dataType: number, data: Float32Array | Int8Array) => {
+    initializers.push({ name, dims, dataType, rawData: bytesOf(data) });
     return name;
   };
+  const floats = (name: string, dims: number[], fill: () => number) =>
+    tensor(name, dims, onnx.TensorProto.DataType.FLOAT, new Float32Array(dims.reduce((a, b) => a * b, 1)).map(fill));
   const weights = (name: string, dims: number[], scale: number) => floats(name, dims, () => random() * scale);
   const constant = (name: string, dims: number[], value: number) => floats(name, dims, () => value);
   const int64s = (name: string, values: number[]) => {
@@ -212,11 +224,14 @@ function encodeBertOnnx(shape: BertShape): Uint8Array {
     });
     return name;
   };
-  const node = (opType: string, inputs: string[], attribute: Onnx.IAttributeProto[] = []) => {
-    const output = `${opType.toLowerCase()}_${nodeCount++}`;
-    nodes.push({ opType, input: inputs, output: [output], name: output, attribute });
-    return output;
+  const nodeOutputs = (opType: string, inputs: string[], count: number, attribute: Onnx.IAttributeProto[] = []) => {
+    const name = `${opType.toLowerCase()}_${nodeCount++}`;
+    const outputs = Array.from({ length: count }, (_, i) => i === 0 ? name : `${name}_${i}`);
+    nodes.push({ opType, input: inputs, output: outputs, name, attribute });
+    return outputs;
   };
+  const node = (opType: string, inputs: string[], attribute: Onnx.IAttributeProto[] = []) =>
+    nodeOutputs(opType, inputs, 1, attribute)[0]!;
   const int = (name: string, i: number) => ({ name, type: onnx.AttributeProto.AttributeType.INT, i });
   const ints = (name: string, values: number[]) => ({
     name,
@@ -232,11 +247,23 @@ function encodeBertOnnx(shape: BertShape): Uint8Array {
       int("axis", -1),
       { name: "epsilon", type: onnx.AttributeProto.AttributeType.FLOAT, f: 1e-12 },
     ]);
-  const dense = (input: string, prefix: string, inSize: number, outSize: number) =>
-    node("Add", [
-      node("MatMul", [input, weights(`${prefix}.weight`, [inSize, outSize], 1 / Math.sqrt(inSize))]),
-      weights(`${prefix}.bias`, [outSize], 0.02),
-    ]);
+  /** `input × weight + bias`; quantized, `weight` is int8 with a scale per output column, and `input` uint8. */
+  const dense = (input: string, prefix: string, inSize: number, outSize: number) => {
+    const weight = new Float32Array(inSize * outSize).map(() => random() / Math.sqrt(inSize));
+    const bias = weights(`${prefix}.bias`, [outSize], 0.02);
+    if (!quantized) {
+      const product = node("MatMul", [input, tensor(`${prefix}.weight`, [inSize, outSize], FLOAT, weight)]);
+      return node("Add", [product, bias]);
+    }
+    const { codes, scales } = quantizeColumns(weight, inSize, outSize);
+    const [inputCodes, inputScale, inputZero] = nodeOutputs("DynamicQuantizeLinear", [input], 3);
+    const codesName = tensor(`${prefix}.weight_int8`, [inSize, outSize], onnx.TensorProto.DataType.INT8, codes);
+    const product = node("MatMulInteger", [inputCodes!, codesName, inputZero!]);
+    // The shape onnxruntime's quantizer emits, which its optimizer fuses into one DynamicQuantizeMatMul.
+    const scale = node("Mul", [inputScale!, tensor(`${prefix}.weight_scale`, [outSize], FLOAT, scales)]);
+    const rescaled = node("Mul", [node("Cast", [product], [int("to", FLOAT)]), scale]);
+    return node("Add", [rescaled, bias]);
+  };
 
   const headShape = int64s("head_shape", [0, 0, heads, hidden / heads]);
   const mergedShape = int64s("merged_shape", [0, 0, hidden]);
@@ -298,6 +325,24 @@ function encodeBertOnnx(shape: BertShape): Uint8Array {
   return onnx.ModelProto.encode(model).finish();
 }
 
+const FLOAT = onnx.TensorProto.DataType.FLOAT;
+
+/** Symmetric int8 codes of a row-major `rows × columns` matrix, with one scale per column (its largest value / 127). */
+function quantizeColumns(
+  matrix: Float32Array,
+  rows: number,
+  columns: number,
+): { codes: Int8Array; scales: Float32Array } {
+  const scales = new Float32Array(columns);
+  for (let i = 0; i < matrix.length; i++) {
+    const column = i % columns;
+    scales[column] = Math.max(scales[column]!, Math.abs(matrix[i]!) / 127);
+  }
+  const codes = new Int8Array(rows * columns);
+  for (let i = 0; i < matrix.length; i++) codes[i] = Math.round(matrix[i]! / (scales[i % columns]! || 1));
+  return { codes, scales };
+}
+
 function tensorInfo(name: string, elemType: number, dims: (string | number)[]): Onnx.IValueInfoProto {
   return {
     name,
@@ -310,7 +355,7 @@ function tensorInfo(name: string, elemType: number, dims: (string | number)[]): 
   };
 }
 
-function bytesOf(data: Float32Array | BigInt64Array): Uint8Array {
+function bytesOf(data: Float32Array | Int8Array | BigInt64Array): Uint8Array {
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 

@@ -359,8 +359,8 @@ try {
   for (const [target, text] of passageLines) line(target, text);
   await server.stop();
 
-  // 6. Embedding throughput on the MiniLM-shaped model.
-  line("6. embedding", await measureEmbeddingThroughput(dir));
+  // 6 and 10. Embedding throughput on the MiniLM-shaped model, fp32 and q8.
+  for (const [target, text] of await measureEmbeddingThroughput(dir)) line(target, text);
 } finally {
   await server.stop().catch(() => {});
   await embedder.dispose();
