@@ -10,6 +10,8 @@ import { BackgroundTasks } from "../src/concurrency/background_tasks.ts";
 import { GraphInserts, MAX_GRAPH_BACKLOG } from "../src/index_state/graph_inserts.ts";
 import type { IndexRecord } from "../src/storage/index_records.ts";
 import { indexKey } from "../src/storage/kv_keys.ts";
+import { readSnapshot } from "../src/storage/snapshot_store.ts";
+import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
 import { startTestServer, testModels } from "./_helpers.ts";
 import { normals } from "./_vectors.ts";
 
@@ -84,15 +86,24 @@ Deno.test("the server adds waiting vectors to the graph in the background, and s
     embedder: () => new Embedder(registry, { cacheDir: `${Deno.makeTempDirSync()}/models`, allowRemote: false }),
   });
   await server.ok({ action: "createIndex", indexName: "ext", modelId: "ext-8", docs: [] });
-  for (let from = 0; from <= EXACT_SEARCH_MAX_VECTORS; from += 1_000) {
-    await server.ok({ action: "addDocs", indexName: "ext", docs: docs(`d${from}-`, 1_000) });
+  // Texts long enough that each batch's log (past 1 MiB) calls for a snapshot.
+  const padding = ` ${"x".repeat(1_100)}`;
+  for (let from = 0; from < EXACT_SEARCH_MAX_VECTORS + 4_000; from += 1_000) {
+    const batch = docs(`d${from}-`, 1_000).map((doc) => ({ ...doc, text: doc.text + padding }));
+    await server.ok({ action: "addDocs", indexName: "ext", docs: batch });
   }
   const record = (await server.kv.get<IndexRecord>(indexKey("default", "ext"))).value!;
-  const states = server.service.context.indexStates;
+  // No search has loaded the index: its snapshots were written from states read for them, whose graphs are filled
+  // before they are encoded.
+  await server.service.context.background.idle();
+  const snapshot = await readSnapshot(server.kv, record.id);
+  const stored = decodeSearchSnapshot(snapshot!.bytes, { graphs: await loadAnnGraphs() });
+  assert.ok(stored.passageCount > EXACT_SEARCH_MAX_VECTORS);
+  assert.equal(stored.pendingGraphInserts, 0, "a snapshot's graph holds every one of its documents");
   // Loaded from its snapshot and log: the vectors the log brings wait for the graph, and the load is answered first.
+  const states = server.service.context.indexStates;
   const index = await states.get(record);
   assert.ok(index.passageCount > EXACT_SEARCH_MAX_VECTORS);
-  assert.ok(index.pendingGraphInserts > 0);
   await server.service.context.background.idle();
   assert.equal(index.pendingGraphInserts, 0, "the new graph holds every vector");
 

@@ -45,17 +45,9 @@ export class GraphInserts {
     this.#running.set(index, inserting);
     this.#background.run(`graph inserts of ${name}`, async () => {
       try {
-        let batch = FIRST_BATCH;
-        while (index.pendingGraphInserts > 0) {
-          await nextTurn();
-          if (!wanted()) return;
-          const count = Math.min(batch, index.pendingGraphInserts);
-          const started = performance.now();
-          index.flushGraph(count);
-          const perInsert = (performance.now() - started) / count;
-          batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_MS / Math.max(perInsert, 0.001))));
+        await insertInBatches(index, wanted, () => {
           if (index.pendingGraphInserts <= MAX_GRAPH_BACKLOG) release(inserting);
-        }
+        });
       } finally {
         this.#running.delete(index);
         release(inserting);
@@ -63,11 +55,34 @@ export class GraphInserts {
     });
   }
 
+  /**
+   * Adds every waiting vector of `index` in batches between turns of the event loop: for a state read only to be
+   * snapshotted, whose graph no one else fills.
+   */
+  async insertAll(index: SearchIndex): Promise<void> {
+    await insertInBatches(index, () => true, () => {});
+  }
+
   /** Resolves once at most {@link MAX_GRAPH_BACKLOG} vectors of `index` wait, or no task is adding them. */
   async backlogWithinBound(index: SearchIndex): Promise<void> {
     const inserting = this.#running.get(index);
     if (inserting === undefined || index.pendingGraphInserts <= MAX_GRAPH_BACKLOG) return;
     await new Promise<void>((resolve) => inserting.waiters.push(resolve));
+  }
+}
+
+/** Adds the vectors waiting for the graph, one batch of about {@link BATCH_MS} per turn, while `wanted` says so. */
+async function insertInBatches(index: SearchIndex, wanted: () => boolean, afterBatch: () => void): Promise<void> {
+  let batch = FIRST_BATCH;
+  while (index.pendingGraphInserts > 0) {
+    await nextTurn();
+    if (!wanted()) return;
+    const count = Math.min(batch, index.pendingGraphInserts);
+    const started = performance.now();
+    index.flushGraph(count);
+    const perInsert = (performance.now() - started) / count;
+    batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_MS / Math.max(perInsert, 0.001))));
+    afterBatch();
   }
 }
 

@@ -298,8 +298,12 @@ export class IndexStates {
     if (lease === null) return;
     const entry = await readSettledIndex(this.#kv, address.projectId, address.name);
     if (entry.value?.id !== address.id) return;
-    // The state in memory if searches keep it; otherwise read for this snapshot only, so that it evicts nothing.
-    const index = this.#entries.has(address.id) ? await this.get(entry.value) : (await this.#read(entry.value)).index;
+    // The state in memory if searches keep it; otherwise read for this snapshot only, so that it evicts nothing. Such a
+    // state's graph lacks the documents its load replayed from the log: they go in first, in batches between requests,
+    // or no snapshot would ever hold them in its graph.
+    const cached = this.#entries.has(address.id);
+    const index = cached ? await this.get(entry.value) : (await this.#read(entry.value)).index;
+    if (!cached) await this.#graphInserts.insertAll(index);
     // Writes that land while the snapshot is encoded and written count towards the next one.
     const covered = log.logBytes;
     log.logBytes = 0;
