@@ -63,6 +63,7 @@ Deno.test("a writer waits while more vectors wait for the graph than the bound, 
   const inserts = new GraphInserts(background);
   index.apply(changesOf("b", MAX_GRAPH_BACKLOG + 3_000), { deferGraph: true });
   inserts.start("i", index, () => true);
+  assert.equal(inserts.waiting(), MAX_GRAPH_BACKLOG + 3_000);
   let released = false;
   const waiting = inserts.backlogWithinBound(index).then(() => released = true);
   await Promise.resolve();
@@ -71,6 +72,7 @@ Deno.test("a writer waits while more vectors wait for the graph than the bound, 
   assert.ok(index.pendingGraphInserts <= MAX_GRAPH_BACKLOG, `${index.pendingGraphInserts} wait once released`);
   await background.idle();
   assert.equal(index.pendingGraphInserts, 0);
+  assert.equal(inserts.waiting(), 0);
 
   // An index no longer kept is left as it is, and its writers are released.
   index.apply(changesOf("c", MAX_GRAPH_BACKLOG + 1_000), { deferGraph: true });
@@ -120,4 +122,6 @@ Deno.test("the server adds waiting vectors to the graph in the background, and s
   await server.service.context.background.idle();
   assert.equal(index.pendingGraphInserts, 0);
   assert.equal(index.graphInsertsDue, false);
+  const metrics = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
+  assert.match(metrics, /^quire_graph_inserts_waiting 0$/m);
 });

@@ -38,6 +38,7 @@ export function metricsRoute(ctx: ServiceContext, token: string | undefined): Ro
         usage: ctx.embedder.usage(),
         totals,
         searchCache: { bytes: ctx.indexStates.totalBytes(), budget: ctx.indexStates.budgetBytes },
+        graphInsertsWaiting: ctx.indexStates.graphInsertsWaiting(),
         process: { number: ctx.instance.process, pid: ctx.instance.pid },
       });
       return new Response(request.method === "HEAD" ? null : text, {

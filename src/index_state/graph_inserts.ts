@@ -29,7 +29,7 @@ interface Inserting {
 /** The background insert tasks of every index. */
 export class GraphInserts {
   readonly #background: BackgroundTasks;
-  readonly #running = new WeakMap<SearchIndex, Inserting>();
+  readonly #running = new Map<SearchIndex, Inserting>();
 
   constructor(background: BackgroundTasks) {
     this.#background = background;
@@ -61,6 +61,13 @@ export class GraphInserts {
    */
   async insertAll(index: SearchIndex): Promise<void> {
     await insertInBatches(index, () => true, () => {});
+  }
+
+  /** The vectors waiting for the graphs of the indexes whose inserts run: 0 once every graph has caught up. */
+  waiting(): number {
+    let total = 0;
+    for (const index of this.#running.keys()) total += index.pendingGraphInserts;
+    return total;
   }
 
   /** Resolves once at most {@link MAX_GRAPH_BACKLOG} vectors of `index` wait, or no task is adding them. */

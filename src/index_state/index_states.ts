@@ -88,6 +88,11 @@ export class IndexStates {
     return total;
   }
 
+  /** Vectors of the indexes in memory that wait for their graphs while background inserts run. */
+  graphInsertsWaiting(): number {
+    return this.#graphInserts.waiting();
+  }
+
   /** The estimated bytes of one index's search state in memory; 0 when it is not loaded. */
   bytesOf(indexId: string): number {
     return this.#entries.get(indexId)?.bytes ?? 0;

@@ -10,6 +10,8 @@ export interface MetricsSources {
   totals: ReadonlyMap<string, { indexes: number; docs: number }>;
   /** Bytes of search state this process holds in memory, and its budget. */
   searchCache: { bytes: number; budget: number };
+  /** Vectors waiting for HNSW graphs while background inserts run. */
+  graphInsertsWaiting: number;
   /** Which process of the host this is (1 unless `PROCESSES` started several), and its pid. */
   process: { number: number; pid: number };
 }
@@ -106,6 +108,12 @@ export function renderMetrics(metrics: Metrics, sources: MetricsSources): string
       type: "gauge",
       help: "SEARCH_CACHE_MB in bytes: the most search state this process holds",
       samples: [{ value: sources.searchCache.budget }],
+    },
+    {
+      name: "quire_graph_inserts_waiting",
+      type: "gauge",
+      help: "Vectors waiting to join HNSW graphs while background inserts run (searches scan them exactly meanwhile)",
+      samples: [{ value: sources.graphInsertsWaiting }],
     },
     {
       name: "quire_search_cache_evictions_total",

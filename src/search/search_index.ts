@@ -418,8 +418,8 @@ export class SearchIndex {
    * the last.
    */
   vectorTuning(): Generator<void> | undefined {
-    // A graph with many vectors still to join it would tune for what it lacks.
-    if (this.#ann === undefined || this.#tuning || this.graphInsertsDue) return undefined;
+    // The vectors still waiting for the graph do not matter: the int8 scan that gives the truth holds only the graph's.
+    if (this.#ann === undefined || this.#tuning) return undefined;
     if (!tuningDue(this.#plan, this.#passageCount, this.#recentQueries.length)) return undefined;
     this.#tuning = true;
     const ann = this.#ann;

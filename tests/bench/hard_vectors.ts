@@ -82,21 +82,25 @@ async function serverShare(server: ServerProcess, corpus: Corpus): Promise<{ ser
 }
 
 /**
- * Waits until the server has written no snapshot for 10 s (its background work after a load is then done, but for
- * what a search starts), at most 3 minutes; returns the seconds waited.
+ * Waits until the server has written no snapshot for 10 s and no vector waits for the graph (its background work after
+ * a load is then done, but for what a search starts), at most 5 minutes; returns the seconds waited.
  */
 async function settle(server: ServerProcess): Promise<number> {
   const started = performance.now();
-  const written = async () => {
+  const sample = async () => {
     const text = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
-    return text.match(/^quire_snapshots_written_total (\d+)/m)?.[1];
+    const waiting = text.match(/^quire_graph_inserts_waiting (\d+)/m)?.[1] ?? "0";
+    return { written: text.match(/^quire_snapshots_written_total (\d+)/m)?.[1], waiting: Number(waiting) };
   };
-  let last = await written();
+  let last = await sample();
   let quietSince = performance.now();
-  while (performance.now() - quietSince < 10_000 && performance.now() - started < 180_000) {
+  while (
+    (performance.now() - quietSince < 10_000 || last.waiting > 0) && performance.now() - started < 300_000
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const now = await written();
-    if (now !== last) [last, quietSince] = [now, performance.now()];
+    const now = await sample();
+    if (now.written !== last.written) quietSince = performance.now();
+    last = now;
   }
   return (performance.now() - started) / 1000;
 }
