@@ -1,7 +1,7 @@
 /**
  * `deno task bench:snapshot`: what writing a snapshot of a 100k-doc index does to the requests around it. In one
  * process (the server's own parts: the search index, the snapshot encoder and Deno KV), 8 clients search while 10-doc
- * writes land every 20 ms (their vectors join the graph in batches of 128, as in the server), and a snapshot is encoded and written to a KV file: once in one synchronous step (as before
+ * writes land every 20 ms (their vectors join the graph in the background, as in the server), and a snapshot is encoded and written to a KV file: once in one synchronous step (as before
  * the encoder took slices), once in slices of 10 ms. It prints the longest event-loop stall and the search p50/p99
  * during each, beside the same with no snapshot.
  */
@@ -12,6 +12,8 @@ import { encodeSearchSnapshot } from "../../src/search/search_snapshot_codec.ts"
 import { writeSnapshot } from "../../src/storage/snapshot_store.ts";
 import type { DocChange } from "../../src/storage/doc_records.ts";
 import { nextTurn, TimeSlices } from "../../src/util/time_slices.ts";
+import { BackgroundTasks } from "../../src/concurrency/background_tasks.ts";
+import { GraphInserts } from "../../src/index_state/graph_inserts.ts";
 import { benchDocs, ms, quantile } from "./_corpus.ts";
 import { normals } from "../_vectors.ts";
 
@@ -85,22 +87,15 @@ async function during(index: SearchIndex, work: () => Promise<unknown>): Promise
       latencies.push(performance.now() - started);
     }
   });
-  // As the server does: the vectors of writes wait for the graph, which takes them in batches of 128, one per turn.
-  let inserting: Promise<void> | undefined;
-  const insertIntoGraph = async () => {
-    while (index.pendingGraphInserts > 0) {
-      await nextTurn();
-      index.flushGraph(128);
-    }
-    inserting = undefined;
-  };
+  // As the server does: the vectors of writes wait for the graph, which takes them in batches between turns, and a
+  // write waits while too many wait.
   const writer = (async () => {
     while (running) {
       await new Promise((resolve) => setTimeout(resolve, WRITE_EVERY_MS));
       index.apply(changes(written++ * 10 % DOCS, 10), { revision: index.revision + 1, deferGraph: true });
-      if (index.graphInsertsDue) inserting ??= insertIntoGraph();
+      graphInserts.start("bench", index, () => true);
+      await graphInserts.backlogWithinBound(index);
     }
-    await inserting;
   })();
   await new Promise((resolve) => setTimeout(resolve, 200));
   latencies.length = 0;
@@ -111,10 +106,13 @@ async function during(index: SearchIndex, work: () => Promise<unknown>): Promise
   const stall = watch.stop();
   running = false;
   await Promise.all([...clients, writer]);
+  await background.idle();
   const [p50, p99, worst] = [0.5, 0.99, 1].map((q) => quantile(latencies, q));
   return { seconds, stall, p50: p50!, p99: p99!, worst: worst!, searches: latencies.length };
 }
 
+const background = new BackgroundTasks();
+const graphInserts = new GraphInserts(background);
 const graphs = await loadAnnGraphs();
 const index = new SearchIndex({ revision: 0, graphs });
 const started = performance.now();
