@@ -67,9 +67,7 @@ export class SnapshotView {
     const doc = this.#live(slot);
     this.#kept.set(slot, doc === undefined ? null : { ...doc, vectors: doc.vectors.map((vector) => vector.slice()) });
     if (doc === undefined) return;
-    const counts = new Map<string, number>();
-    for (const term of this.#parts.text.analyzer.terms(doc.content.text)) counts.set(term, (counts.get(term) ?? 0) + 1);
-    for (const [term, count] of counts) {
+    for (const [term, count] of this.#parts.text.termCounts(doc.content.text)) {
       let holders = this.#keptTerms.get(term);
       if (holders === undefined) this.#keptTerms.set(term, holders = new Map());
       holders.set(slot, count);

@@ -100,7 +100,7 @@ export class TextIndex {
 
   /** Removes the text that {@link add} indexed for `slot`; `text` must be that same text. */
   remove(slot: number, text: string): void {
-    for (const [term, count] of this.#termCounts(text)) {
+    for (const [term, count] of this.termCounts(text)) {
       const node = this.#node(term);
       if (node?.d.delete(slot)) this.#postings--;
       if (node?.d.size === 0) this.#tree.removeWord(term);
@@ -220,6 +220,13 @@ export class TextIndex {
     return this.#factors;
   }
 
+  /** How often each term occurs in `text`, as this index counts them. */
+  termCounts(text: string): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const term of this.analyzer.terms(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    return counts;
+  }
+
   /** Every term some slot holds, for a snapshot. */
   terms(): string[] {
     return wordsOf(this.#tree);
@@ -286,12 +293,6 @@ export class TextIndex {
     if (exactNode(this.#variants, word) !== undefined) return;
     this.#variants.insert(word, 0);
     this.#variantCount++;
-  }
-
-  #termCounts(text: string): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const term of this.analyzer.terms(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
-    return counts;
   }
 
   #repeatsOf(term: string): Map<number, number> {
