@@ -9,3 +9,15 @@ export function normals(seed: number): () => number {
   };
   return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
 }
+
+/**
+ * The `seed`th unit vector of `dims` dimensions, the same in every run: uniform on the sphere (near-random, like
+ * embeddings of short, varied texts), or, when `clustered`, around one of 100 centres.
+ */
+export function unitVector(seed: number, dims: number, clustered: boolean): number[] {
+  const normal = normals(seed);
+  const centre = normals(1_000_000 + seed % 100);
+  const vector = Array.from({ length: dims }, () => clustered ? centre() + 0.7 * normal() : normal());
+  const length = Math.hypot(...vector);
+  return vector.map((x) => x / length);
+}

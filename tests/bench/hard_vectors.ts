@@ -10,7 +10,7 @@ import { testModels } from "../_helpers.ts";
 import { PERMISSIONS, serverEnvironment, type ServerProcess, startServerProcess } from "../_server_process.ts";
 import { line, ok, timed } from "./_bench_helpers.ts";
 import { ms, quantile } from "./_corpus.ts";
-import { normals } from "../_vectors.ts";
+import { unitVector } from "../_vectors.ts";
 
 const args = parseArgs({ args: Deno.args, options: { before: { type: "string" }, docs: { type: "string" } } });
 const DOCS = Number(args.values.docs ?? 100_000);
@@ -24,11 +24,7 @@ type Corpus = "near-random" | "clustered";
 
 /** The `i`th vector of a corpus, the same in every run: uniform on the sphere, or around one of 100 centres. */
 function vectorOf(corpus: Corpus, seed: number): number[] {
-  const normal = normals(seed);
-  const centre = normals(1_000_000 + seed % 100);
-  const vector = Array.from({ length: DIMS }, () => corpus === "near-random" ? normal() : centre() + 0.7 * normal());
-  const length = Math.hypot(...vector);
-  return vector.map((x) => Math.round(x / length * 1e6) / 1e6);
+  return unitVector(seed, DIMS, corpus === "clustered").map((x) => Math.round(x * 1e6) / 1e6);
 }
 
 async function load(server: ServerProcess, corpus: Corpus): Promise<number> {

@@ -15,7 +15,7 @@ import { nextTurn, TimeSlices } from "../../src/util/time_slices.ts";
 import { BackgroundTasks } from "../../src/concurrency/background_tasks.ts";
 import { GraphInserts } from "../../src/index_state/graph_inserts.ts";
 import { benchDocs, ms, quantile } from "./_corpus.ts";
-import { normals } from "../_vectors.ts";
+import { unitVector } from "../_vectors.ts";
 
 const args = parseArgs({ args: Deno.args, options: { docs: { type: "string" }, slice: { type: "string" } } });
 const DOCS = Number(args.values.docs ?? 100_000);
@@ -27,11 +27,7 @@ const SLICE_MS = Number(args.values.slice ?? 10);
 
 /** A clustered vector around one of 100 centres, the same in every run (as `bench:vectors`'s clustered corpus). */
 function vectorOf(seed: number): Float32Array {
-  const normal = normals(seed);
-  const centre = normals(1_000_000 + seed % 100);
-  const vector = Float32Array.from({ length: DIMS }, () => centre() + 0.7 * normal());
-  const length = Math.hypot(...vector);
-  return vector.map((x) => x / length);
+  return Float32Array.from(unitVector(seed, DIMS, true));
 }
 
 function changes(from: number, count: number, prefix = "d"): DocChange[] {
