@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { loadAnnGraphs } from "../src/search/ann_graphs.ts";
 import { type DocUpdate, SearchIndex } from "../src/search/search_index.ts";
 import { VectorStore } from "../src/search/vector_store.ts";
+import { decodeSearchSnapshot, encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
 import { tuneVectorPlan, type TuningProbe, type VectorPlan } from "../src/search/vector_plan.ts";
 import { normals } from "./_vectors.ts";
 
@@ -87,12 +88,48 @@ for (const kind of ["random", "clustered"] as const) {
   });
 }
 
+for (const plan of [{ scan: true, breadth: 0 }, { scan: false, breadth: 256 }]) {
+  Deno.test(`vectors still waiting for the graph are found by their codes (${plan.scan ? "scan" : "graph"} plan)`, () => {
+    const index = new SearchIndex({
+      revision: 0,
+      graphs,
+      ann: graphs.create(48),
+      plan: { ...plan, recall: 1, tunedAt: 12_000, queries: "recent" },
+    });
+    index.apply(docs(unitVectors(12_000, 48, "random", 8)));
+    index.flushGraph();
+    // Far more wait than a search asks the graph for (200): the search must pick the nearest of them.
+    const waiting = unitVectors(3_000, 48, "random", 9);
+    index.apply(docs(waiting, 12_000), { deferGraph: true });
+    assert.equal(index.pendingGraphInserts, 3_000);
+    for (const i of [0, 1_234, 2_999]) assert.equal(vectorSearch(index, waiting[i]!, false)[0], `d${12_000 + i}`);
+    const queries = unitVectors(40, 48, "random", 10);
+    assert.ok(recall(index, queries) >= 0.95, `recall ${recall(index, queries)}`);
+    // Removed while waiting: found no more.
+    index.apply([{ id: "d13234", doc: null }], { deferGraph: true });
+    assert.ok(!vectorSearch(index, waiting[1_234]!, false).includes("d13234"));
+  });
+}
+
+Deno.test("a snapshot keeps the tuned plan, and one written before plans were kept loads untuned", async () => {
+  const index = new SearchIndex({ revision: 0, graphs });
+  index.apply(docs(unitVectors(12_000, 48, "clustered", 11)));
+  index.flushGraph();
+  tune(index);
+  const bytes = await encodeSearchSnapshot(index);
+  assert.deepEqual(decodeSearchSnapshot(bytes, { graphs }).vectorPlan, index.vectorPlan);
+  // The plan is the last string: its length as u32, then its UTF-8 bytes.
+  const older = bytes.subarray(0, bytes.byteLength - 4 - JSON.stringify(index.vectorPlan).length);
+  assert.equal(decodeSearchSnapshot(older, { graphs }).vectorPlan.tunedAt, 0);
+});
+
 Deno.test("the exact scan of int8 codes finds a vector's slot first, and no longer once it is removed", () => {
   const vectors = unitVectors(2_000, 48, "random", 4);
   const store = new VectorStore();
   vectors.forEach((vector, slot) => store.set(slot, vector));
   const ann = graphs.create(48);
   ann.add([...vectors.keys()], store);
+  ann.encode(vectors.keys(), store);
   for (const slot of [0, 5, 1_999]) {
     assert.equal(ann.scan(vectors[slot]!, 10)[0], slot);
     assert.equal(ann.search(vectors[slot]!, 10, 64)[0], slot);
@@ -102,7 +139,24 @@ Deno.test("the exact scan of int8 codes finds a vector's slot first, and no long
   // Slot 5 again, with another vector: its codes are written anew.
   store.set(5, vectors[7]!);
   ann.add([5], store);
+  ann.encode([5], store);
   assert.deepEqual(new Set(ann.scan(vectors[7]!, 2)), new Set([5, 7]));
+});
+
+Deno.test("a scan among some slots finds the nearest of those alone, by their codes", () => {
+  const vectors = unitVectors(2_000, 48, "random", 6);
+  const store = new VectorStore();
+  vectors.forEach((vector, slot) => store.set(slot, vector));
+  const ann = graphs.create(48);
+  // Codes without the graph: the vectors that wait to join it.
+  ann.encode(vectors.keys(), store);
+  const among = [...vectors.keys()].filter((slot) => slot % 3 === 0);
+  const found = ann.scanAmong(vectors[300]!, 5, among);
+  assert.equal(found[0], 300);
+  assert.ok(found.every((slot) => slot % 3 === 0), JSON.stringify(found));
+  assert.equal(ann.scanAmong(vectors[1]!, 5, among)[0] === 1, false);
+  // Few enough to take them all.
+  assert.deepEqual(ann.scanAmong(vectors[1]!, 5, [1, 2]), [1, 2]);
 });
 
 Deno.test("the exact scan finds live vectors that are all opposite the query, however many free slots outrank them", () => {
@@ -117,6 +171,7 @@ Deno.test("the exact scan finds live vectors that are all opposite the query, ho
   vectors.forEach((vector, slot) => store.set(slot, vector));
   const ann = graphs.create(48);
   ann.add([...vectors.keys()], store);
+  ann.encode(vectors.keys(), store);
   for (let slot = 100; slot < 2_000; slot++) ann.remove(slot);
   const query = new Float32Array(48);
   query[0] = -1;

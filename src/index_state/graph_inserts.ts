@@ -1,18 +1,18 @@
 /**
  * Adding the vectors that wait to join an index's HNSW graph: in the background, in batches sized to take about
- * {@link BATCH_MS} each, one per turn of the event loop, so that no request waits long for one; and a bound on how
- * many may wait, which writers wait for, so that a bulk load cannot outrun the graph and leave searches scanning a long
- * backlog exactly.
+ * {@link BATCH_MS} each, one per turn of the event loop (and fewer while requests keep it busy), so that no request
+ * waits long for one; and a bound on how many may wait, which writers wait for, so that a bulk load cannot outrun the
+ * graph.
  */
 import type { BackgroundTasks } from "../concurrency/background_tasks.ts";
 import type { SearchIndex } from "../search/search_index.ts";
-import { nextTurn } from "../util/time_slices.ts";
+import { backgroundTurn } from "../util/time_slices.ts";
 
 /**
  * How long one batch may hold the event loop. Inserts cost from about 0.2 ms (clustered vectors) to 1.5 ms
  * (near-random ones) at 100,000 vectors of 384 dimensions on two cores, so batches are sized from the last one's cost.
  */
-const BATCH_MS = 20;
+const BATCH_MS = 10;
 const FIRST_BATCH = 16;
 const MAX_BATCH = 512;
 /**
@@ -78,17 +78,21 @@ export class GraphInserts {
   }
 }
 
-/** Adds the vectors waiting for the graph, one batch of about {@link BATCH_MS} per turn, while `wanted` says so. */
+/**
+ * Adds the vectors waiting for the graph, one batch of about {@link BATCH_MS} per background turn, while `wanted` says
+ * so. Searches scan the waiting vectors' codes meanwhile, at little extra cost.
+ */
 async function insertInBatches(index: SearchIndex, wanted: () => boolean, afterBatch: () => void): Promise<void> {
   let batch = FIRST_BATCH;
+  let batchMs = 0;
   while (index.pendingGraphInserts > 0) {
-    await nextTurn();
+    await backgroundTurn(batchMs);
     if (!wanted()) return;
     const count = Math.min(batch, index.pendingGraphInserts);
     const started = performance.now();
     index.flushGraph(count);
-    const perInsert = (performance.now() - started) / count;
-    batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_MS / Math.max(perInsert, 0.001))));
+    batchMs = performance.now() - started;
+    batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_MS * count / Math.max(batchMs, 0.001))));
     afterBatch();
   }
 }

@@ -10,7 +10,7 @@ import type { Metrics } from "../observability/metrics.ts";
 import type { AnnGraphs } from "../search/ann_graphs.ts";
 import type { SearchIndex } from "../search/search_index.ts";
 import { encodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
-import { nextTurn, TimeSlices } from "../util/time_slices.ts";
+import { backgroundTurn, nextTurn, TimeSlices } from "../util/time_slices.ts";
 import { GraphInserts } from "./graph_inserts.ts";
 import type { DocChange } from "../storage/doc_records.ts";
 import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
@@ -218,15 +218,10 @@ export class IndexStates {
   #maybeTune(indexId: string, index: SearchIndex): void {
     const steps = index.vectorTuning();
     if (steps === undefined) return;
-    this.#background.run(`tune vector search of ${indexId}`, async () => {
-      do {
-        await nextTurn();
-        if (!this.#entries.has(indexId)) {
-          steps.return(undefined);
-          return;
-        }
-      } while (!steps.next().done);
-    });
+    this.#background.run(
+      `tune vector search of ${indexId}`,
+      () => tuneInTurns(steps, () => this.#entries.has(indexId)),
+    );
   }
 
   /** Adds the vectors waiting to join the index's graph in the background, when enough wait (with `all`, any). */
@@ -295,6 +290,10 @@ export class IndexStates {
       log.snapshotBytes = (await readSnapshotPointer(this.#kv, address.id))?.bytes ?? 0;
       if (!snapshotDue(log)) return;
     }
+    // A state in memory whose graph is far behind (a load that replayed a long log leaves it so) catches up first: a
+    // snapshot now would lack what still waits, and would compete with the inserts and with searches for the time.
+    const inMemory = await this.#entries.get(address.id)?.ready.catch(() => undefined);
+    if (inMemory !== undefined) await this.#graphInserts.backlogWithinBound(inMemory);
     // Another process is writing this snapshot: the log stays due here, so a later write or catch-up tries again,
     // and takes the lease once it has expired if that process died.
     const lease = await takeSnapshotLease(this.#kv, address.id, this.#options.owner, {
@@ -309,6 +308,9 @@ export class IndexStates {
     const cached = this.#entries.has(address.id);
     const index = cached ? await this.get(entry.value) : (await this.#read(entry.value)).index;
     if (!cached) await this.#graphInserts.insertAll(index);
+    // A snapshot keeps how the graph is searched, tuned for its size, so that a load searches well from the start.
+    const tuning = index.vectorTuning();
+    if (tuning !== undefined) await tuneInTurns(tuning, () => true);
     // Writes that land while the snapshot is encoded and written count towards the next one.
     const covered = log.logBytes;
     log.logBytes = 0;
@@ -317,7 +319,8 @@ export class IndexStates {
     let bytes: Uint8Array | undefined;
     try {
       bytes = await encodeSearchSnapshot(index, new TimeSlices(SNAPSHOT_SLICE_MS));
-      if (!await writeSnapshot(this.#kv, address.id, { revision, bytes }, { lease })) bytes = undefined;
+      const written = await writeSnapshot(this.#kv, address.id, { revision, bytes }, { lease, pace: backgroundTurn });
+      if (!written) bytes = undefined;
     } finally {
       if (bytes === undefined) log.logBytes += covered;
     }
@@ -350,6 +353,21 @@ const LARGE_LOAD_BYTES = 16 * 1024 * 1024;
  */
 function collectGarbageNow(): void {
   (globalThis as { gc?: () => void }).gc?.();
+}
+
+/** Runs a tuning's steps one per background turn of the event loop, while `wanted` says so. */
+async function tuneInTurns(steps: Generator<void>, wanted: () => boolean): Promise<void> {
+  let stepMs = 0;
+  for (;;) {
+    await backgroundTurn(stepMs);
+    if (!wanted()) {
+      steps.return(undefined);
+      return;
+    }
+    const started = performance.now();
+    if (steps.next().done) return;
+    stepMs = performance.now() - started;
+  }
 }
 
 /** Whether a write asked for another snapshot while one ran; a function, so that TypeScript rereads the state. */

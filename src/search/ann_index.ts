@@ -55,16 +55,21 @@ export class AnnIndex {
     return this.#index.size();
   }
 
-  /** Adds the vectors of slots that hold none, reading them from `vectors`, in one multi-threaded call. */
+  /**
+   * Adds the vectors of slots that the graph does not hold, reading them from `vectors`, in one multi-threaded call.
+   * Their codes are written apart, by {@link encode}.
+   */
   add(slots: number[], vectors: VectorStore): void {
     if (slots.length === 0) return;
     const matrix = new Float32Array(slots.length * vectors.dims);
     slots.forEach((slot, i) => matrix.set(vectors.row(slot), i * vectors.dims));
     this.#index.add(BigUint64Array.from(slots, BigInt), matrix);
-    this.encode(slots, vectors);
   }
 
-  /** Writes the int8 codes of `slots` from `vectors`: for a graph restored from a snapshot, which holds no codes. */
+  /**
+   * Writes the int8 codes of `slots` from `vectors`, so that {@link scan} finds them: as soon as a vector is stored,
+   * before it joins the graph, and for a graph restored from a snapshot, which holds no codes.
+   */
   encode(slots: Iterable<number>, vectors: VectorStore): void {
     for (const slot of slots) {
       if (slot >= this.#rows) this.#grow(slot + 1);
@@ -80,9 +85,14 @@ export class AnnIndex {
     return slots.filter((_, i) => !held[i]);
   }
 
-  /** Removes the vector of a slot, if any. */
+  /** Removes the vector of a slot from the graph, if any, and its codes. */
   remove(slot: number): void {
     this.#index.remove(BigInt(slot));
+    this.removeCodes(slot);
+  }
+
+  /** Removes the codes of a slot whose vector never joined the graph. */
+  removeCodes(slot: number): void {
     if (this.#live[slot] !== 1) return;
     this.#codes.fill(0, slot * this.#dims, (slot + 1) * this.#dims);
     this.#live[slot] = 0;
@@ -119,6 +129,21 @@ export class AnnIndex {
       0,
     );
     return Array.from(matches.keys, Number).filter((slot) => this.#live[slot] === 1).slice(0, count);
+  }
+
+  /**
+   * The `count` nearest of `slots` (which hold codes) to `query`, by a native exact scan of their codes gathered
+   * together: for the vectors still waiting to join the graph, about 1 ms per 10,000 of 384 dimensions.
+   */
+  scanAmong(query: Float32Array, count: number, slots: readonly number[]): number[] {
+    if (slots.length <= count) return [...slots];
+    const dims = this.#dims;
+    const gathered = new Int8Array(slots.length * dims);
+    slots.forEach((slot, i) => gathered.set(this.#codes.subarray(slot * dims, (slot + 1) * dims), i * dims));
+    const code = new Int8Array(dims);
+    quantize(query, code, 0);
+    const matches = exactSearch(gathered, code, dims, count, MetricKind.Cos, 0);
+    return Array.from(matches.keys, (row) => slots[Number(row)]!);
   }
 
   #grow(rows: number): void {

@@ -143,6 +143,8 @@ export interface SearchIndexParts {
   vectors: VectorStore;
   text: TextIndex;
   ann?: AnnIndex | undefined;
+  /** How the graph side finds vector candidates, as last tuned. */
+  plan?: VectorPlan | undefined;
 }
 
 /** What a {@link SearchIndex} starts from: any parts a snapshot restored, and where its graphs come from. */
@@ -204,6 +206,7 @@ export class SearchIndex {
     this.#text = init.text ?? new TextIndex(analyzerFor(init.language));
     this.#graphs = init.graphs;
     this.#ann = init.graphs === undefined ? undefined : init.ann;
+    if (this.#ann !== undefined && init.plan !== undefined) this.#plan = init.plan;
     for (let slot = 0; slot < this.#ids.length; slot++) {
       const id = this.#ids[slot];
       if (id === undefined) this.#free.push(slot);
@@ -229,10 +232,10 @@ export class SearchIndex {
       for (const passage of this.#ann.missing(passages)) this.#annPending.add(passage);
     }
     if (this.#ann === undefined && this.#graphs !== undefined && this.#passageCount > EXACT_SEARCH_MAX_VECTORS) {
-      // A large index restored without a graph (a snapshot written without USearch): its vectors join a new graph at
-      // the next flush, and until then searches scan them exactly, as they do any pending vector.
+      // A large index restored without a graph (a snapshot written without USearch): its vectors join a new graph in
+      // the background, and until then searches scan their codes.
       this.#ann = this.#graphs.create(this.#vectors.dims);
-      for (const passage of this.#occupiedPassages()) this.#annPending.add(passage);
+      this.#awaitGraph(this.#occupiedPassages());
     }
   }
 
@@ -271,6 +274,7 @@ export class SearchIndex {
       vectors: this.#vectors,
       text: this.#text,
       graph: this.#ann?.saveFile(),
+      plan: this.#plan,
     }, () => this.#views.delete(view));
     this.#views.add(view);
     return view;
@@ -285,11 +289,11 @@ export class SearchIndex {
       if (doc !== null) added.push(...this.#fill(id, doc));
     }
     if (this.#ann !== undefined) {
-      for (const passage of added) this.#annPending.add(passage);
+      this.#awaitGraph(added);
     } else if (this.#graphs !== undefined && this.#passageCount > EXACT_SEARCH_MAX_VECTORS) {
       // The new graph's vectors all wait to join it, as a restored index's do.
       this.#ann = this.#graphs.create(this.#vectors.dims);
-      for (const passage of this.#occupiedPassages()) this.#annPending.add(passage);
+      this.#awaitGraph(this.#occupiedPassages());
     }
     if (!options.deferGraph && this.graphInsertsDue) this.flushGraph();
     if (options.revision !== undefined) this.#revision = options.revision;
@@ -396,14 +400,20 @@ export class SearchIndex {
     return useGraph ? candidates : undefined;
   }
 
-  /** The nearest passage candidates as the plan finds them, and every passage still waiting to enter the graph. */
+  /**
+   * The nearest passage candidates as the plan finds them. A scan of the codes covers the passages still waiting to
+   * enter the graph; a graph search adds the nearest of those by a scan of their codes alone.
+   */
   #graphCandidates(query: Float32Array, count: number): number[] {
     this.#recentQueries.push(query.slice());
     if (this.#recentQueries.length > RECENT_QUERIES) this.#recentQueries.shift();
-    const found = this.#plan.scan ? this.#ann!.scan(query, count) : this.#ann!.search(query, count, this.#plan.breadth);
+    const ann = this.#ann!;
+    const found = this.#plan.scan ? ann.scan(query, count) : ann.search(query, count, this.#plan.breadth);
     // A scan may propose a free passage slot (its codes are zeros).
     const candidates = found.filter((passage) => this.#owners[passage]! >= 0);
-    for (const passage of this.#annPending) candidates.push(passage);
+    if (!this.#plan.scan && this.#annPending.size > 0) {
+      candidates.push(...ann.scanAmong(query, count, [...this.#annPending]));
+    }
     return candidates;
   }
 
@@ -418,7 +428,7 @@ export class SearchIndex {
    * the last.
    */
   vectorTuning(): Generator<void> | undefined {
-    // The vectors still waiting for the graph do not matter: the int8 scan that gives the truth holds only the graph's.
+    // The vectors still waiting for the graph do not matter: the truth is taken among the graph's own.
     if (this.#ann === undefined || this.#tuning) return undefined;
     if (!tuningDue(this.#plan, this.#passageCount, this.#recentQueries.length)) return undefined;
     this.#tuning = true;
@@ -431,7 +441,8 @@ export class SearchIndex {
       graph: (query: Float32Array, count: number, breadth: number) => ann.search(query, count, breadth),
       scan: (query: Float32Array, count: number) => ann.scan(query, count),
       nearest: (query: Float32Array, candidates: number[], nearest: number, self: number) => {
-        const scored = this.#vectors.scores(query, candidates.filter((p) => p !== self && this.#owners[p]! >= 0));
+        const inGraph = (p: number) => p !== self && this.#owners[p]! >= 0 && !this.#annPending.has(p);
+        const scored = this.#vectors.scores(query, candidates.filter(inGraph));
         return scored.slots.map((slot, i) => [slot, scored.scores[i]!] as const).sort((a, b) => b[1] - a[1])
           .slice(0, nearest).map(([slot]) => slot);
       },
@@ -505,6 +516,14 @@ export class SearchIndex {
   /** Whether so many vectors wait to enter the graph that they should go in now. */
   get graphInsertsDue(): boolean {
     return this.#ann !== undefined && this.#annPending.size >= MAX_PENDING_GRAPH_INSERTS;
+  }
+
+  /** Makes passages wait to join the graph: their codes are written now, so that a scan finds them meanwhile. */
+  #awaitGraph(passages: Iterable<number>): void {
+    for (const passage of passages) {
+      this.#annPending.add(passage);
+      this.#ann!.encode([passage], this.#vectors);
+    }
   }
 
   /** Adds the pending vectors to the graph (at most `count` of them, the oldest first) in one multi-threaded call. */
@@ -584,7 +603,8 @@ export class SearchIndex {
     this.#text.remove(slot, this.#contents[slot]!.text);
     this.#contentBytes -= contentBytes(id, this.#contents[slot]!);
     for (const passage of this.#passages[slot]!) {
-      if (!this.#annPending.delete(passage)) this.#ann?.remove(passage);
+      if (this.#annPending.delete(passage)) this.#ann!.removeCodes(passage);
+      else this.#ann?.remove(passage);
       this.#owners[passage] = -1;
       this.#freePassages.push(passage);
     }

@@ -1,8 +1,8 @@
 /**
  * The snapshot format of an index's search state: the language of its full-text side, its documents by slot (id,
  * text, metadata as JSON, term count, and their passages' slots, spans and vectors as float32, each stored once), the
- * full-text postings and the words typos and prefixes are matched against, and the HNSW graph of passages (empty when
- * the index has none), so that a load rebuilds nothing it can read.
+ * full-text postings and the words typos and prefixes are matched against, the HNSW graph of passages (empty when
+ * the index has none) and how searches of the graph were tuned, so that a load rebuilds nothing it can read.
  */
 import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
@@ -10,6 +10,7 @@ import { type DocContent, SearchIndex } from "./search_index.ts";
 import { analyzerFor } from "../fulltext/analyzer.ts";
 import { type Posting, TextIndex } from "./text_index.ts";
 import { VectorStore } from "./vector_store.ts";
+import type { VectorPlan } from "./vector_plan.ts";
 import type { Slices } from "../util/time_slices.ts";
 
 const FORMAT = "quire-search-4";
@@ -64,6 +65,8 @@ export async function encodeSearchSnapshot(index: SearchIndex, slices?: Slices):
     out.string("");
     const graph = out.reserveRun(view.graph?.bytes ?? 0);
     if (view.graph !== undefined) await readFileInto(view.graph.path, graph, pause);
+    // Last and optional, so that a snapshot written before it existed still reads: a load starts with the tuned plan.
+    if (view.graph !== undefined && view.plan !== undefined) out.string(JSON.stringify(view.plan));
     return out.bytes();
   } finally {
     view.close();
@@ -138,5 +141,6 @@ export function decodeSearchSnapshot(bytes: Uint8Array, options: SnapshotDecodeO
   const graph = input.run();
   const { graphs } = options;
   const ann = graph.byteLength === 0 || graphs === undefined ? undefined : graphs.load(graph, dims);
-  return new SearchIndex({ revision, ids, contents, passages, vectors, text, ann, graphs });
+  const plan = input.done ? undefined : JSON.parse(input.string()) as VectorPlan;
+  return new SearchIndex({ revision, ids, contents, passages, vectors, text, ann, graphs, plan });
 }

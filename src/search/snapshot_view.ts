@@ -6,6 +6,7 @@
  */
 import type { DocContent, SearchIndexParts } from "./search_index.ts";
 import type { Posting } from "./text_index.ts";
+import type { VectorPlan } from "./vector_plan.ts";
 
 /** A document as a snapshot stores it: id, content, term count, and its passages' slots and vectors. */
 export interface ViewedDoc {
@@ -35,6 +36,8 @@ export class SnapshotView {
   readonly dims: number;
   readonly language: string;
   readonly graph: GraphFile | undefined;
+  /** How the graph side found vector candidates. */
+  readonly plan: VectorPlan | undefined;
   /** Every term some document held, in no set order. */
   readonly terms: readonly string[];
   /** Every word of the typo and prefix tree, in no set order: {@link keepsVariant} says which a snapshot stores. */
@@ -56,6 +59,7 @@ export class SnapshotView {
     this.dims = parts.vectors.dims;
     this.language = parts.text.analyzer.language;
     this.graph = parts.graph;
+    this.plan = parts.plan;
     this.terms = parts.text.terms();
     this.#termSet = new Set(this.terms);
     this.variantWords = parts.text.variantWords();

@@ -1,8 +1,35 @@
 /** Long synchronous work split into short slices, so that the event loop answers requests in between. */
+import { setImmediate } from "node:timers";
 
-/** Resolves on a later turn of the event loop, once timers and I/O that are due have run. */
+/**
+ * Resolves on a later turn of the event loop, once the I/O that is due has been handled. `setImmediate`, since a
+ * `setTimeout(0)` turn takes at least about 2 ms even when nothing else runs.
+ */
 export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * While requests keep the event loop busy, background work takes at most this share of the time. A request takes
+ * several turns (its body, its store reads, its search), and a slice of background work before each adds up: with 20 ms
+ * batches of graph inserts in every turn, 8 searching clients saw 4.2× their settled p50 after a restart.
+ */
+const BACKGROUND_SHARE = 0.25;
+/** A turn that takes longer than this ran other work: the event loop is busy. */
+const BUSY_TURN_MS = 2;
+
+/**
+ * Background work's turn, after it has run for `workMs`: lets the event loop run, and when other work filled that turn,
+ * waits on so that the background work takes at most {@link BACKGROUND_SHARE} of the time.
+ */
+export async function backgroundTurn(workMs: number): Promise<void> {
+  const turn = performance.now();
+  await nextTurn();
+  if (performance.now() - turn > BUSY_TURN_MS) await delay(workMs * (1 / BACKGROUND_SHARE - 1));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Where long work checks {@link due} between its steps, and awaits {@link next} when it is. */
@@ -27,9 +54,9 @@ export class TimeSlices implements Slices {
     return performance.now() - this.#start >= this.#ms;
   }
 
-  /** Lets the event loop run, then starts a new slice. */
+  /** Lets the event loop run (longer while it is busy, see {@link backgroundTurn}), then starts a new slice. */
   async next(): Promise<void> {
-    await nextTurn();
+    await backgroundTurn(performance.now() - this.#start);
     this.#start = performance.now();
   }
 }
