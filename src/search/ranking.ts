@@ -30,10 +30,57 @@ export interface Page {
  * descending, ties broken by id.
  */
 export function rankPage(scores: ArrayLike<number>, idOf: (position: number) => string, page: Page): number[] {
+  const wanted = page.offset + page.limit;
+  if (scores.length <= SELECT_FIRST * wanted) return rankPageAmong(scores, idOf, page);
+  // Only what scores at least the `wanted`-th best score can be on the page (its ties too, which ids then order).
+  const least = kthLargest(scores, wanted);
+  const positions: number[] = [];
+  for (let position = 0; position < scores.length; position++) {
+    if (scores[position]! >= least) positions.push(position);
+  }
+  const kept = positions.map((position) => scores[position]!);
+  return rankPageAmong(kept, (i) => idOf(positions[i]!), page).map((i) => positions[i]!);
+}
+
+/**
+ * Past this many scores per place wanted, the places' least score is found first by selection, and the heap orders only
+ * what reaches it: the heap's comparisons of tied scores by id cost the most. The best 500 of 30,000 BM25 scores took
+ * 1.7 ms by the heap alone.
+ */
+const SELECT_FIRST = 4;
+
+function rankPageAmong(scores: ArrayLike<number>, idOf: (position: number) => string, page: Page): number[] {
   return rankPageBy(scores.length, (a, b) => {
     const diff = scores[a]! - scores[b]!;
     return diff !== 0 ? diff > 0 : compareCodePoints(idOf(a), idOf(b)) < 0;
   }, page);
+}
+
+/** The `k`th largest of `values` (1 ≤ k ≤ length), by quickselect on a copy. */
+function kthLargest(values: ArrayLike<number>, k: number): number {
+  const copy = Float64Array.from(values);
+  // The kth largest is at `target` once the copy is in ascending order.
+  const target = copy.length - k;
+  let left = 0;
+  let right = copy.length - 1;
+  while (left < right) {
+    const pivot = copy[(left + right) >> 1]!;
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (copy[i]! < pivot) i++;
+      while (copy[j]! > pivot) j--;
+      if (i <= j) {
+        const swap = copy[i]!;
+        copy[i++] = copy[j]!;
+        copy[j--] = swap;
+      }
+    }
+    if (target <= j) right = j;
+    else if (target >= i) left = i;
+    else return copy[target]!;
+  }
+  return copy[target]!;
 }
 
 /**
