@@ -112,7 +112,8 @@ export function renderMetrics(metrics: Metrics, sources: MetricsSources): string
     {
       name: "quire_graph_inserts_waiting",
       type: "gauge",
-      help: "Vectors waiting to join HNSW graphs while background inserts run (searches scan them exactly meanwhile)",
+      help:
+        "Vectors waiting to join HNSW graphs while background inserts run (searches scan their int8 codes meanwhile)",
       samples: [{ value: sources.graphInsertsWaiting }],
     },
     {

@@ -30,7 +30,7 @@ export const EXACT_SEARCH_MAX_VECTORS = 10_000;
 
 /**
  * Graph inserts wait until this many are pending and then go in, in multi-threaded batches, so that a small write
- * rarely pays for them; meanwhile searches scan the pending vectors exactly.
+ * rarely pays for them; meanwhile searches scan the pending vectors' int8 codes.
  */
 const MAX_PENDING_GRAPH_INSERTS = 512;
 
@@ -522,10 +522,9 @@ export class SearchIndex {
 
   /** Makes passages wait to join the graph: their codes are written now, so that a scan finds them meanwhile. */
   #awaitGraph(passages: Iterable<number>): void {
-    for (const passage of passages) {
-      this.#annPending.add(passage);
-      this.#ann!.encode([passage], this.#vectors);
-    }
+    const waiting = [...passages];
+    for (const passage of waiting) this.#annPending.add(passage);
+    this.#ann!.encode(waiting, this.#vectors);
   }
 
   /** Adds the pending vectors to the graph (at most `count` of them, the oldest first) in one multi-threaded call. */
