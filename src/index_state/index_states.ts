@@ -10,7 +10,7 @@ import type { Metrics } from "../observability/metrics.ts";
 import type { AnnGraphs } from "../search/ann_graphs.ts";
 import type { SearchIndex } from "../search/search_index.ts";
 import { encodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
-import { backgroundTurn, nextTurn, TimeSlices } from "../util/time_slices.ts";
+import { nextTurn, TimeSlices } from "../util/time_slices.ts";
 import { GraphInserts } from "./graph_inserts.ts";
 import type { DocChange } from "../storage/doc_records.ts";
 import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
@@ -316,10 +316,14 @@ export class IndexStates {
     log.logBytes = 0;
     // Encoded in slices, between which requests are answered and writes land: the snapshot shows the state now.
     const revision = index.revision;
+    const slices = new TimeSlices(SNAPSHOT_SLICE_MS);
     let bytes: Uint8Array | undefined;
     try {
-      bytes = await encodeSearchSnapshot(index, new TimeSlices(SNAPSHOT_SLICE_MS));
-      const written = await writeSnapshot(this.#kv, address.id, { revision, bytes }, { lease, pace: backgroundTurn });
+      bytes = await encodeSearchSnapshot(index, slices);
+      const written = await writeSnapshot(this.#kv, address.id, { revision, bytes }, {
+        lease,
+        pace: () => slices.next(),
+      });
       if (!written) bytes = undefined;
     } finally {
       if (bytes === undefined) log.logBytes += covered;
@@ -355,19 +359,16 @@ function collectGarbageNow(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-/** Runs a tuning's steps one per background turn of the event loop, while `wanted` says so. */
+/** Runs a tuning's steps one per turn of the event loop (see {@link TimeSlices}), while `wanted` says so. */
 async function tuneInTurns(steps: Generator<void>, wanted: () => boolean): Promise<void> {
-  let stepMs = 0;
-  for (;;) {
-    await backgroundTurn(stepMs);
+  const turns = new TimeSlices(0);
+  do {
+    await turns.next();
     if (!wanted()) {
       steps.return(undefined);
       return;
     }
-    const started = performance.now();
-    if (steps.next().done) return;
-    stepMs = performance.now() - started;
-  }
+  } while (!steps.next().done);
 }
 
 /** Whether a write asked for another snapshot while one ran; a function, so that TypeScript rereads the state. */

@@ -58,20 +58,15 @@ export async function commitInBatches(
   return true;
 }
 
-/** Deletes each key and every key under it, in bounded commits, awaiting `pace` after each with the time it took. */
-export async function deleteTrees(
-  kv: Deno.Kv,
-  prefixes: Deno.KvKey[],
-  pace?: (commitMs: number) => Promise<void>,
-): Promise<void> {
+/** Deletes each key and every key under it, in bounded commits, awaiting `pace` after each. */
+export async function deleteTrees(kv: Deno.Kv, prefixes: Deno.KvKey[], pace?: () => Promise<void>): Promise<void> {
   for (const prefix of prefixes) {
     let batch: Deno.KvMutation[] = [];
     for await (const entry of kv.list({ prefix }, { batchSize: MAX_MUTATIONS_PER_COMMIT })) {
       batch.push({ type: "delete", key: entry.key });
       if (batch.length >= MAX_MUTATIONS_PER_COMMIT) {
-        const started = performance.now();
         await commitInBatches(kv, batch);
-        await pace?.(performance.now() - started);
+        await pace?.();
         batch = [];
       }
     }

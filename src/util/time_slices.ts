@@ -22,7 +22,7 @@ const BUSY_TURN_MS = 2;
  * Background work's turn, after it has run for `workMs`: lets the event loop run, and when other work filled that turn,
  * waits on so that the background work takes at most {@link BACKGROUND_SHARE} of the time.
  */
-export async function backgroundTurn(workMs: number): Promise<void> {
+async function backgroundTurn(workMs: number): Promise<void> {
   const turn = performance.now();
   await nextTurn();
   if (performance.now() - turn > BUSY_TURN_MS) await delay(workMs * (1 / BACKGROUND_SHARE - 1));
@@ -40,7 +40,10 @@ export interface Slices {
   next(): Promise<void>;
 }
 
-/** Slices of about `ms` each, after which the event loop gets a turn. */
+/**
+ * Slices of about `ms` each, after which the event loop gets a turn; with 0, work that awaits {@link next} after each
+ * of its steps (a batch, a commit) gets a turn after every one.
+ */
 export class TimeSlices implements Slices {
   readonly #ms: number;
   #start = performance.now();
