@@ -16,6 +16,7 @@ import { pathnameOf } from "./pathname.ts";
 import { type HandlerOptions, manageRoute } from "./manage_handler.ts";
 import { metricsRoute } from "./metrics_handler.ts";
 import type { RequestFacts, Route } from "./route.ts";
+import { asForeground } from "../util/time_slices.ts";
 
 /** Options of the service handler. */
 export interface ServiceHandlerOptions extends HandlerOptions {
@@ -59,7 +60,7 @@ export function createServiceHandler(
         const answer = route?.handle(request, info, facts) ?? null;
         if (answer === null) throw new ApiError(404, `Not found: "${pathname}"; the API is POST /manage`);
         label = route!.label;
-        response = await answer;
+        response = await asForeground(() => answer);
       }
     } catch (error) {
       response = errorResponse(error);

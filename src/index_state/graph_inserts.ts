@@ -6,7 +6,7 @@
  */
 import type { BackgroundTasks } from "../concurrency/background_tasks.ts";
 import type { SearchIndex } from "../search/search_index.ts";
-import { TimeSlices } from "../util/time_slices.ts";
+import { awaitBackground, TimeSlices } from "../util/time_slices.ts";
 
 /**
  * How long one batch may hold the event loop. Inserts cost from about 0.2 ms (clustered vectors) to 1.5 ms
@@ -74,7 +74,7 @@ export class GraphInserts {
   async backlogWithinBound(index: SearchIndex): Promise<void> {
     const inserting = this.#running.get(index);
     if (inserting === undefined || index.pendingGraphInserts <= MAX_GRAPH_BACKLOG) return;
-    await new Promise<void>((resolve) => inserting.waiters.push(resolve));
+    await awaitBackground(new Promise<void>((resolve) => inserting.waiters.push(resolve)));
   }
 }
 

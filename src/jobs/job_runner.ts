@@ -11,6 +11,7 @@ import { clearJob, type IndexJobMessage, listRunningJobs, readJobDocs } from "..
 import { timeOfId } from "../storage/timed_id.ts";
 import { JobLostError, writeDocs } from "../writes/write_docs.ts";
 import { reembedDocuments } from "../reembedding/reembed_documents.ts";
+import { asForeground } from "../util/time_slices.ts";
 
 /** How long a runner holds a job without renewing its lease; a dead runner's job is taken over after this. */
 export const JOB_LEASE_MS = 5_000;
@@ -51,7 +52,7 @@ export class JobRunner {
     if (this.#running.has(message.jobId)) return;
     this.#running.add(message.jobId);
     try {
-      await this.#run(message, options.takeOver ?? false);
+      await asForeground(() => this.#run(message, options.takeOver ?? false));
     } finally {
       this.#running.delete(message.jobId);
     }

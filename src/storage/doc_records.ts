@@ -69,6 +69,12 @@ export function passageCountOf(head: DocHead): number {
   return "passages" in head ? head.passages : 1;
 }
 
+/**
+ * `getMany` calls in flight while the heads of a write's documents are read: 1,000 heads are 100 calls of 10 keys, and
+ * the store answers several at once.
+ */
+const PARALLEL_HEAD_READS = 8;
+
 /** Reads the heads of the given documents; missing documents are absent from the map. */
 export async function readDocHeads(kv: Deno.Kv, indexId: string, ids: string[]): Promise<Map<string, DocHead>> {
   const heads = new Map<string, DocHead>();
@@ -76,7 +82,7 @@ export async function readDocHeads(kv: Deno.Kv, indexId: string, ids: string[]):
     entries.forEach((entry, i) => {
       if (entry.value !== null) heads.set(ids[first + i]!, entry.value);
     });
-  });
+  }, PARALLEL_HEAD_READS);
   return heads;
 }
 

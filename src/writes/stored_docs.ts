@@ -52,7 +52,7 @@ export class StoredDocBuilder {
     return docs.map((doc) => {
       const passages: Passage[] = doc.vector === undefined
         ? this.#passageSpans(doc).map((span, i) => ({ ...span, vector: this.#known.get(hashes.get(doc)![i]!)! }))
-        : [{ start: 0, end: doc.text.length, vector: Float32Array.from(doc.vector) }];
+        : [{ start: 0, end: doc.text.length, vector: new Float32Array(doc.vector) }];
       const stored: StoredDoc = { text: doc.text, passages };
       if (doc.metadata !== undefined) stored.metadata = doc.metadata;
       return stored;

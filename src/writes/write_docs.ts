@@ -46,11 +46,13 @@ export async function writeDocs(ctx: ServiceContext, write: DocWrite): Promise<A
   if (isReembedding(first.value) && write.job === undefined) throw indexReembedding(indexName);
   await checkDocVectors(ctx, first.value, docs);
   const builder = new StoredDocBuilder(ctx, await indexEmbedding(ctx, first.value));
-  // The current versions' passages, so that passages whose text is unchanged keep their vectors.
-  const current = await readDocs(ctx.kv, first.value.id, docs.map((doc) => doc.id));
+  // The current versions' passages, so that passages whose text is unchanged keep their vectors. Documents that bring
+  // their own vectors embed nothing: a bulk load of client vectors reads nothing here.
+  const unembedded = docs.filter((doc) => doc.vector === undefined);
+  const current = await readDocs(ctx.kv, first.value.id, unembedded.map((doc) => doc.id));
   for (const [, doc] of current) builder.remember(doc);
   const existing = new Set(current.map(([id]) => id));
-  const toEmbed = upsert ? docs : docs.filter((doc) => !existing.has(doc.id));
+  const toEmbed = upsert ? unembedded : unembedded.filter((doc) => !existing.has(doc.id));
   for (let done = 0; done < toEmbed.length; done += EMBEDDING_STEP) {
     await builder.build(toEmbed.slice(done, done + EMBEDDING_STEP));
     await write.onProgress?.(Math.min(done + EMBEDDING_STEP, toEmbed.length), toEmbed.length);
