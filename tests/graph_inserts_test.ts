@@ -55,6 +55,19 @@ Deno.test("a new graph's vectors, and those written with deferGraph, wait until 
   assert.equal(index.pendingGraphInserts, 0);
 });
 
+Deno.test("with most vectors waiting for the graph, a search scans all codes and finds waiting and graph vectors", async () => {
+  const index = new SearchIndex({ revision: 0, graphs: await loadAnnGraphs() });
+  const changes = changesOf("a", 2 * EXACT_SEARCH_MAX_VECTORS);
+  index.apply(changes, { deferGraph: true });
+  // A tenth in the graph, the rest waiting: more than a quarter waits.
+  index.flushGraph(EXACT_SEARCH_MAX_VECTORS / 5);
+  for (const i of [0, 1_000, EXACT_SEARCH_MAX_VECTORS, 2 * EXACT_SEARCH_MAX_VECTORS - 1]) {
+    const own = changes[i]!.doc.passages[0]!.vector;
+    const hits = index.search({ mode: "vector", text: "", vector: own, offset: 0, limit: 1 }).hits;
+    assert.equal(hits[0]!.id, `a${i}`);
+  }
+});
+
 Deno.test("a writer waits while more vectors wait for the graph than the bound, and the rest go in after", async () => {
   const index = new SearchIndex({ revision: 0, graphs: await loadAnnGraphs() });
   index.apply(changesOf("a", EXACT_SEARCH_MAX_VECTORS + 1));
