@@ -6,46 +6,16 @@
  * commit) in the same run, and prints the ratios.
  */
 import { parseArgs } from "node:util";
-import { testModels } from "../_helpers.ts";
-import { PERMISSIONS, serverEnvironment, type ServerProcess, startServerProcess } from "../_server_process.ts";
+import type { ServerProcess } from "../_server_process.ts";
 import { line, ok, timed } from "./_bench_helpers.ts";
 import { ms, quantile } from "./_corpus.ts";
-import { unitVector } from "../_vectors.ts";
+import { type Corpus, DIMS, loadClientVectors, settle, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
 
 const args = parseArgs({ args: Deno.args, options: { before: { type: "string" }, docs: { type: "string" } } });
 const DOCS = Number(args.values.docs ?? 100_000);
-const DIMS = 384;
-const BATCH = 1_000;
 const CLIENTS = 8;
 const QUERIES = 800;
 const RECALL_QUERIES = 100;
-
-type Corpus = "near-random" | "clustered";
-
-/** The `i`th vector of a corpus, the same in every run: uniform on the sphere, or around one of 100 centres. */
-function vectorOf(corpus: Corpus, seed: number): number[] {
-  return unitVector(seed, DIMS, corpus === "clustered").map((x) => Math.round(x * 1e6) / 1e6);
-}
-
-async function load(server: ServerProcess, corpus: Corpus): Promise<number> {
-  await ok(server, {
-    action: "createIndex",
-    indexName: corpus,
-    modelId: "client-384",
-    docs: [],
-    options: { wait: true },
-  });
-  return await timed(async () => {
-    for (let from = 0; from < DOCS; from += BATCH) {
-      const docs = Array.from({ length: Math.min(BATCH, DOCS - from) }, (_, i) => ({
-        id: `d${from + i}`,
-        text: `document ${from + i}`,
-        vector: vectorOf(corpus, from + i),
-      }));
-      await ok(server, { action: "addDocs", indexName: corpus, docs, options: { wait: true } });
-    }
-  });
-}
 
 async function latencies(server: ServerProcess, corpus: Corpus): Promise<number[]> {
   const found: number[] = [];
@@ -77,30 +47,6 @@ async function serverShare(server: ServerProcess, corpus: Corpus): Promise<{ ser
   return { server: serverMs, wall: wallMs };
 }
 
-/**
- * Waits until the server has written no snapshot for 10 s and no vector waits for the graph (its background work after
- * a load is then done, but for what a search starts), at most 5 minutes; returns the seconds waited.
- */
-async function settle(server: ServerProcess): Promise<number> {
-  const started = performance.now();
-  const sample = async () => {
-    const text = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
-    const waiting = text.match(/^quire_graph_inserts_waiting (\d+)/m)?.[1] ?? "0";
-    return { written: text.match(/^quire_snapshots_written_total (\d+)/m)?.[1], waiting: Number(waiting) };
-  };
-  let last = await sample();
-  let quietSince = performance.now();
-  while (
-    (performance.now() - quietSince < 10_000 || last.waiting > 0) && performance.now() - started < 300_000
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const now = await sample();
-    if (now.written !== last.written) quietSince = performance.now();
-    last = now;
-  }
-  return (performance.now() - started) / 1000;
-}
-
 async function recall(server: ServerProcess, corpus: Corpus): Promise<number> {
   let hits = 0;
   for (let i = 0; i < RECALL_QUERIES; i++) {
@@ -114,22 +60,13 @@ async function recall(server: ServerProcess, corpus: Corpus): Promise<number> {
   return hits / (RECALL_QUERIES * 10);
 }
 
-async function start(root: string): Promise<ServerProcess> {
-  const env = await serverEnvironment();
-  await Deno.writeTextFile(
-    env.MODELS_FILE!,
-    JSON.stringify({ ...await testModels(), "client-384": { version: "1", dimensions: DIMS } }),
-  );
-  return await startServerProcess(env, "", { args: ["run", ...PERMISSIONS, `${root}/main.ts`] });
-}
-
 const roots: [string, string][] = [["after", new URL("../..", import.meta.url).pathname]];
 if (args.values.before !== undefined) roots.unshift(["before", args.values.before]);
 const results = new Map<string, { p50: number; p99: number; recall: number }>();
 for (const corpus of ["near-random", "clustered"] as const) {
   for (const [name, root] of roots) {
-    await using server = await start(root);
-    const took = await load(server, corpus);
+    await using server = await startClientVectorServer(root);
+    const took = await loadClientVectors(server, corpus, DOCS);
     line(`${name} ${corpus}`, `${DOCS} docs × ${DIMS}-d client vectors loaded in ${(took / 1000).toFixed(1)} s`);
     // Fresh: at once, while the work a bulk load leaves behind (graph inserts, snapshots, tuning) still runs.
     const fresh = quantile(await latencies(server, corpus), 0.5);

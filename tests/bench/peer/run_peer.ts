@@ -7,14 +7,38 @@ export interface PeerWorkload {
   batches: { id: string }[][];
   batchVectors: Float32Array[][];
   queries: Float32Array[];
+  /** Probes and refinement to search the ANN index with, besides LanceDB's defaults. */
+  searchSettings?: PeerSearchSetting[];
 }
 
-/** The peer's timings in milliseconds, per operation. */
+/** How LanceDB searches its IVF_PQ index: partitions probed, and candidates re-scored exactly per result wanted. */
+export interface PeerSearchSetting {
+  nprobes: number;
+  refineFactor: number;
+}
+
+/** Timings in milliseconds of one phase's operations, and the ids each search found. */
+export interface PeerPhase {
+  upsert: number[];
+  delete: number[];
+  search: number[];
+  found: string[][];
+}
+
+/**
+ * The peer's timings in milliseconds: `upsert`, `delete` and `search` with its ANN index built and searched by default
+ * (as `indexed`); `flat` before the index (its default settings); a search per extra setting.
+ */
 export interface PeerTimings {
   upsert: number[];
   delete: number[];
   search: number[];
   setup: string;
+  load: number;
+  indexing: number;
+  flat: PeerPhase;
+  indexed: PeerPhase;
+  settings: (PeerSearchSetting & Pick<PeerPhase, "search" | "found">)[];
 }
 
 /** Writes the workload into `dir`, runs the peer on it and returns its timings. */
@@ -31,6 +55,7 @@ export async function runPeer(dir: string, workload: PeerWorkload): Promise<Peer
       ids: workload.ids,
       batches: workload.batches.map((batch) => batch.map((doc) => doc.id)),
       queries: workload.queries.length,
+      searchSettings: workload.searchSettings ?? [],
     }),
   );
   const here = new URL(".", import.meta.url).pathname;
@@ -43,9 +68,10 @@ export async function runPeer(dir: string, workload: PeerWorkload): Promise<Peer
   const lines = new TextDecoder().decode(stdout).trim().split("\n");
   const result = JSON.parse(lines.at(-1)!);
   return {
-    upsert: result.upsert,
-    delete: result.delete,
-    search: result.search,
+    ...result,
+    upsert: result.indexed.upsert,
+    delete: result.indexed.delete,
+    search: result.indexed.search,
     setup: `LanceDB ${workload.ids.length} rows loaded in ${(result.load / 1000).toFixed(1)} s, ` +
       `vector index (IVF_PQ, its default) built in ${(result.indexing / 1000).toFixed(1)} s`,
   };

@@ -1,0 +1,79 @@
+/**
+ * What the benchmarks on client vectors share: the corpora, a server with an external 384-d model, the bulk load over
+ * HTTP, and the wait until the server's background work after a load is done.
+ */
+import { testModels } from "../_helpers.ts";
+import { PERMISSIONS, serverEnvironment, type ServerProcess, startServerProcess } from "../_server_process.ts";
+import { ok, timed } from "./_bench_helpers.ts";
+import { unitVector } from "../_vectors.ts";
+
+/** The dimensions of the client vectors, those of MiniLM. */
+export const DIMS = 384;
+/** Documents per `addDocs` of a bulk load. */
+const BATCH = 1_000;
+
+/** Vectors close to random (uniform on the sphere), or around one of 100 centres. */
+export type Corpus = "near-random" | "clustered";
+
+/** The `i`th vector of a corpus, the same in every run, rounded as a client's JSON would carry it. */
+export function vectorOf(corpus: Corpus, seed: number): number[] {
+  return unitVector(seed, DIMS, corpus === "clustered").map((x) => Math.round(x * 1e6) / 1e6);
+}
+
+/** Starts `main.ts` of the checkout at `root` over a fresh store, with the model `client-384` for client vectors. */
+export async function startClientVectorServer(root: string): Promise<ServerProcess> {
+  const env = await serverEnvironment();
+  await Deno.writeTextFile(
+    env.MODELS_FILE!,
+    JSON.stringify({ ...await testModels(), "client-384": { version: "1", dimensions: DIMS } }),
+  );
+  return await startServerProcess(env, "", { args: ["run", ...PERMISSIONS, `${root}/main.ts`] });
+}
+
+/**
+ * Creates the index `corpus` and loads documents `d0`… with the corpus's first `docs` vectors, 1,000 per `addDocs`;
+ * returns the milliseconds the load took.
+ */
+export async function loadClientVectors(server: ServerProcess, corpus: Corpus, docs: number): Promise<number> {
+  await ok(server, {
+    action: "createIndex",
+    indexName: corpus,
+    modelId: "client-384",
+    docs: [],
+    options: { wait: true },
+  });
+  return await timed(async () => {
+    for (let from = 0; from < docs; from += BATCH) {
+      const batch = Array.from({ length: Math.min(BATCH, docs - from) }, (_, i) => ({
+        id: `d${from + i}`,
+        text: `document ${from + i}`,
+        vector: vectorOf(corpus, from + i),
+      }));
+      await ok(server, { action: "addDocs", indexName: corpus, docs: batch, options: { wait: true } });
+    }
+  });
+}
+
+/**
+ * Waits until the server has written no snapshot for 10 s and no vector waits for the graph (its background work after
+ * a load is then done, but for what a search starts), at most 5 minutes; returns the seconds waited.
+ */
+export async function settle(server: ServerProcess): Promise<number> {
+  const started = performance.now();
+  const sample = async () => {
+    const text = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
+    const waiting = text.match(/^quire_graph_inserts_waiting (\d+)/m)?.[1] ?? "0";
+    return { written: text.match(/^quire_snapshots_written_total (\d+)/m)?.[1], waiting: Number(waiting) };
+  };
+  let last = await sample();
+  let quietSince = performance.now();
+  while (
+    (performance.now() - quietSince < 10_000 || last.waiting > 0) && performance.now() - started < 300_000
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const now = await sample();
+    if (now.written !== last.written) quietSince = performance.now();
+    last = now;
+  }
+  return (performance.now() - started) / 1000;
+}
