@@ -20,9 +20,15 @@ export function vectorOf(corpus: Corpus, seed: number): number[] {
   return unitVector(seed, DIMS, corpus === "clustered").map((x) => Math.round(x * 1e6) / 1e6);
 }
 
-/** Starts `main.ts` of the checkout at `root` over a fresh store, with the model `client-384` for client vectors. */
-export async function startClientVectorServer(root: string): Promise<ServerProcess> {
-  const env = await serverEnvironment();
+/**
+ * Starts `main.ts` of the checkout at `root` over a fresh store, with the model `client-384` for client vectors, and
+ * `settings` in its environment.
+ */
+export async function startClientVectorServer(
+  root: string,
+  settings: Record<string, string> = {},
+): Promise<ServerProcess> {
+  const env = { ...await serverEnvironment(), ...settings };
   await Deno.writeTextFile(
     env.MODELS_FILE!,
     JSON.stringify({ ...await testModels(), "client-384": { version: "1", dimensions: DIMS } }),

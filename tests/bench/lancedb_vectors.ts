@@ -4,19 +4,23 @@
  * against an exact scan. quire is a server over HTTP, loaded with `addDocs` and settled; LanceDB runs in-process (see
  * `peer/lancedb_peer.ts`) with its default settings (no index), then with its ANN index built and searched with its
  * default probes and with wider ones. `--docs` sets the corpus size (100,000 by default), `--corpus` the vectors
- * (near-random by default, or clustered).
+ * (near-random by default, or clustered), `--queries` the searches per setting (200; fewer at a million, where
+ * LanceDB's scans take about a second each).
  */
 import { parseArgs } from "node:util";
 import { exactSearch, MetricKind } from "usearch";
-import { line, ok, timed } from "./_bench_helpers.ts";
+import { line, ok, rssMiB, timed } from "./_bench_helpers.ts";
 import { ms, quantile } from "./_corpus.ts";
 import { type Corpus, DIMS, loadClientVectors, settle, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
 import { type PeerSearchSetting, runPeer } from "./peer/run_peer.ts";
 
-const args = parseArgs({ args: Deno.args, options: { docs: { type: "string" }, corpus: { type: "string" } } });
+const args = parseArgs({
+  args: Deno.args,
+  options: { docs: { type: "string" }, corpus: { type: "string" }, queries: { type: "string" } },
+});
 const DOCS = Number(args.values.docs ?? 100_000);
 const CORPUS = (args.values.corpus ?? "near-random") as Corpus;
-const QUERIES = 200;
+const QUERIES = Number(args.values.queries ?? 200);
 const WRITE_ROUNDS = 20;
 /**
  * LanceDB's searches of its index besides its defaults (20 probes, no refinement), wider and wider, up to one that
@@ -52,7 +56,9 @@ const recall = (found: string[][]) =>
 
 // quire: loaded over HTTP, searched once (which loads its state), then settled.
 const ours = await (async () => {
-  await using server = await startClientVectorServer(new URL("../..", import.meta.url).pathname);
+  // Room for a million documents' state beside the snapshot it loads from (the default budget is a quarter of RAM).
+  const settings = { SEARCH_CACHE_MB: String(16 * 1024) };
+  await using server = await startClientVectorServer(new URL("../..", import.meta.url).pathname, settings);
   const loaded = await loadClientVectors(server, CORPUS, DOCS);
   await ok(server, { action: "search", indexName: CORPUS, mode: "vector", vector: Array.from(queries[0]!) });
   const settled = await settle(server);
@@ -72,7 +78,7 @@ const ours = await (async () => {
     search.push(performance.now() - started);
     found.push(result.hits.map((hit) => hit.id));
   }
-  return { loaded, settled, upsert, delete: remove, search, found };
+  return { loaded, settled, upsert, delete: remove, search, found, rss: await rssMiB(server.pid) };
 })();
 line(
   "quire",
@@ -82,7 +88,8 @@ line(
 line(
   "quire",
   `upsert 10 ${ms(quantile(ours.upsert, 0.5))}, delete 10 ${ms(quantile(ours.delete, 0.5))}, ` +
-    `search p50 ${ms(quantile(ours.search, 0.5))} at recall@10 ${recall(ours.found).toFixed(3)} (over HTTP)`,
+    `search p50 ${ms(quantile(ours.search, 0.5))} at recall@10 ${recall(ours.found).toFixed(3)} (over HTTP); ` +
+    `RSS ${ours.rss.toFixed(0)} MiB`,
 );
 
 const dir = await Deno.makeTempDir({ prefix: "quire-lancedb-" });
