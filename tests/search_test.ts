@@ -315,6 +315,9 @@ Deno.test("results are identical when written live, loaded from snapshot and log
   try {
     // Build the index through a history of writes, so that the live state saw inserts, updates and removals.
     await server.ok({ action: "createIndex", indexName: "movies", docs: MOVIES.slice(3) });
+    // The new index's first snapshot lands now, so that the writes after it are left to the log. Background work
+    // yields to requests, so without this wait a snapshot that started late could cover them all.
+    await server.service.context.background.idle();
     await server.ok({ action: "addDocs", indexName: "movies", docs: MOVIES.slice(0, 3) });
     await server.ok({ action: "addDocs", indexName: "movies", docs: [{ id: "x", text: "drama drama" }] });
     await server.ok({ action: "addDocs", indexName: "movies", docs: [{ id: "m4", text: "a draft" }] });
