@@ -336,7 +336,7 @@ try {
   const peer = await runPeer(dir, { ids, vectors, batches: peerBatches, batchVectors, queries: queryVectors });
   for (const op of ["upsert", "delete", "search"] as const) {
     const mine = quantile(ours[op], 0.5);
-    const theirs = quantile(peer[op], 0.5);
+    const theirs = quantile(peer.indexed[op], 0.5);
     line(
       `8. ${op} vs LanceDB`,
       `median ${ms(mine)} ours over HTTP, ${ms(theirs)} LanceDB in-process: ${(theirs / mine).toFixed(2)}× ` +

@@ -26,13 +26,10 @@ export interface PeerPhase {
 }
 
 /**
- * The peer's timings in milliseconds: `upsert`, `delete` and `search` with its ANN index built and searched by default
- * (as `indexed`); `flat` before the index (its default settings); a search per extra setting.
+ * The peer's timings in milliseconds: `flat` before its ANN index (its default settings), `indexed` with the index
+ * built and searched by default, and a search per extra setting.
  */
 export interface PeerTimings {
-  upsert: number[];
-  delete: number[];
-  search: number[];
   setup: string;
   load: number;
   indexing: number;
@@ -69,9 +66,6 @@ export async function runPeer(dir: string, workload: PeerWorkload): Promise<Peer
   const result = JSON.parse(lines.at(-1)!);
   return {
     ...result,
-    upsert: result.indexed.upsert,
-    delete: result.indexed.delete,
-    search: result.indexed.search,
     setup: `LanceDB ${workload.ids.length} rows loaded in ${(result.load / 1000).toFixed(1)} s, ` +
       `vector index (IVF_PQ, its default) built in ${(result.indexing / 1000).toFixed(1)} s`,
   };
