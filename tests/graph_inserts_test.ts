@@ -11,7 +11,8 @@ import { GraphInserts, MAX_GRAPH_BACKLOG } from "../src/index_state/graph_insert
 import type { IndexRecord } from "../src/storage/index_records.ts";
 import { indexKey } from "../src/storage/kv_keys.ts";
 import { readSnapshot } from "../src/storage/snapshot_store.ts";
-import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import { decodeSearchSnapshot, encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import { asForeground } from "../src/util/time_slices.ts";
 import { startTestServer, testModels } from "./_helpers.ts";
 import { normals } from "./_vectors.ts";
 
@@ -93,6 +94,37 @@ Deno.test("a writer waits while more vectors wait for the graph than the bound, 
   await inserts.backlogWithinBound(index);
   await background.idle();
   assert.equal(index.pendingGraphInserts, MAX_GRAPH_BACKLOG + 1_000);
+});
+
+/** The index as a snapshot restores it, with a plan that scans every code instead of searching the graph. */
+async function withScanPlan(index: SearchIndex): Promise<SearchIndex> {
+  const bytes = await encodeSearchSnapshot(index);
+  // The plan is the snapshot's last string: its length as a little-endian u32, then its UTF-8 bytes.
+  const plan = new TextEncoder().encode(JSON.stringify({ ...index.vectorPlan, scan: true, tunedAt: 1 }));
+  const withoutPlan = bytes.subarray(0, bytes.byteLength - 4 - JSON.stringify(index.vectorPlan).length);
+  const length = new Uint8Array(4);
+  new DataView(length.buffer).setUint32(0, plan.byteLength, true);
+  return decodeSearchSnapshot(new Uint8Array([...withoutPlan, ...length, ...plan]), { graphs: await loadAnnGraphs() });
+}
+
+Deno.test("an index whose searches scan every code adds to its graph only while idle, and writers never wait", async () => {
+  const graphed = new SearchIndex({ revision: 0, graphs: await loadAnnGraphs() });
+  graphed.apply(changesOf("a", EXACT_SEARCH_MAX_VECTORS + 1));
+  const index = await withScanPlan(graphed);
+  assert.equal(index.vectorPlan.scan, true);
+  index.apply(changesOf("b", MAX_GRAPH_BACKLOG + 1_000), { deferGraph: true });
+  const background = new BackgroundTasks();
+  const inserts = new GraphInserts(background);
+  const { promise: finish, resolve: finishForeground } = Promise.withResolvers<void>();
+  const foreground = asForeground(() => finish);
+  inserts.start("i", index, () => true);
+  await inserts.backlogWithinBound(index);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(index.pendingGraphInserts, MAX_GRAPH_BACKLOG + 1_000, "nothing joins the graph while a request runs");
+  finishForeground();
+  await foreground;
+  await background.idle();
+  assert.equal(index.pendingGraphInserts, 0, "all join it once the process is idle");
 });
 
 Deno.test("the server adds waiting vectors to the graph in the background, and searches find them meanwhile", async () => {

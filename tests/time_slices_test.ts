@@ -42,3 +42,17 @@ Deno.test("foreground work that waits for background work does not slow it down"
   // Held to a quarter of the time, 20 slices of 10 ms would take 800 ms.
   assert.ok(ms < 500, `20 slices of 10 ms took ${ms.toFixed(0)} ms`);
 });
+
+Deno.test("background work that runs only when idle waits while foreground work is under way, then goes on", async () => {
+  const { promise: finish, resolve: finishForeground } = Promise.withResolvers<void>();
+  const foreground = asForeground(() => finish);
+  const slices = new TimeSlices(0);
+  let ran = false;
+  const idle = slices.next({ whenIdle: true }).then(() => ran = true);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(ran, false, "no idle turn while a request is under way");
+  finishForeground();
+  await foreground;
+  await idle;
+  assert.equal(ran, true);
+});

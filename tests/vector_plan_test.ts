@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { loadAnnGraphs } from "../src/search/ann_graphs.ts";
-import { type DocUpdate, SearchIndex } from "../src/search/search_index.ts";
+import { type DocUpdate, EXACT_SEARCH_MAX_VECTORS, SearchIndex } from "../src/search/search_index.ts";
 import { VectorStore } from "../src/search/vector_store.ts";
 import { decodeSearchSnapshot, encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
 import { tuneVectorPlan, type TuningProbe, type VectorPlan } from "../src/search/vector_plan.ts";
@@ -180,8 +180,11 @@ Deno.test("the exact scan finds live vectors that are all opposite the query, ho
   assert.ok(found.every((slot) => slot < 100), JSON.stringify(found));
 });
 
-/** A probe of 1,000 passages whose graph finds the true nearest from `enough` breadth on; costs are busy waits. */
-function fakeProbe(enough: number, costs: { scanMs: number; graphMs: number }): TuningProbe {
+/**
+ * A probe of 1,000 passages (`held` of them in the graph) whose graph finds the true nearest from `enough` breadth on;
+ * costs are busy waits.
+ */
+function fakeProbe(enough: number, costs: { scanMs: number; graphMs: number }, held = 1_000): TuningProbe {
   const busy = (ms: number) => {
     const until = performance.now() + ms;
     while (performance.now() < until) { /* the cost of a search */ }
@@ -189,6 +192,7 @@ function fakeProbe(enough: number, costs: { scanMs: number; graphMs: number }): 
   const truth = [...Array(10).keys()];
   return {
     passages: 1_000,
+    held,
     sample: (count) => [...Array(count).keys()].map((i) => 100 + i),
     recent: () => [],
     vector: () => new Float32Array(4),
@@ -207,12 +211,27 @@ function runToEnd(steps: Generator<void, VectorPlan | undefined>): VectorPlan | 
 
 Deno.test("tuning picks the least breadth that finds the nearest while the graph is cheaper than the scan", () => {
   const plan = runToEnd(tuneVectorPlan(fakeProbe(256, { scanMs: 2, graphMs: 0 }), 200));
-  assert.deepEqual(plan, { scan: false, breadth: 256, recall: 1, tunedAt: 1_000, queries: "sampled" });
+  assert.deepEqual(plan, { scan: false, breadth: 256, recall: 1, tunedAt: 1_000, heldAt: 1_000, queries: "sampled" });
 });
 
 Deno.test("tuning picks the exact scan once the graph costs more, or finds too little at any breadth", () => {
   assert.equal(runToEnd(tuneVectorPlan(fakeProbe(256, { scanMs: 0, graphMs: 1 }), 200))?.scan, true);
   assert.equal(runToEnd(tuneVectorPlan(fakeProbe(Infinity, { scanMs: 0.5, graphMs: 0 }), 200))?.scan, true);
+});
+
+Deno.test("a graph that holds a tenth of the index is weighed against a tenth of the scan's cost", () => {
+  const costs = { scanMs: 4, graphMs: 1 };
+  assert.equal(runToEnd(tuneVectorPlan(fakeProbe(256, costs), 200))?.scan, false, "the whole graph costs less");
+  assert.equal(runToEnd(tuneVectorPlan(fakeProbe(256, costs, 100), 200))?.scan, true, "a tenth of it does not");
+});
+
+Deno.test("an index does not tune until its graph holds as many vectors as the least index that has a graph", () => {
+  const index = new SearchIndex({ revision: 0, graphs });
+  index.apply(docs(unitVectors(EXACT_SEARCH_MAX_VECTORS + 2_000, 48, "clustered", 8)), { deferGraph: true });
+  index.flushGraph(EXACT_SEARCH_MAX_VECTORS - 1);
+  assert.equal(index.vectorTuning(), undefined);
+  index.flushGraph(1);
+  assert.notEqual(index.vectorTuning(), undefined);
 });
 
 Deno.test("once the graph has served 24 queries after a tuning on sampled ones, the index retunes on them", () => {

@@ -2,7 +2,8 @@
  * Adding the vectors that wait to join an index's HNSW graph: in the background, in batches sized to take about
  * {@link BATCH_MS} each, one per turn of the event loop (and fewer while requests keep it busy), so that no request
  * waits long for one; and a bound on how many may wait, which writers wait for, so that a bulk load cannot outrun the
- * graph.
+ * graph. An index whose searches scan every code instead of the graph (its tuned plan) needs neither: its inserts run
+ * only while the process is otherwise idle, and writers never wait for them.
  */
 import type { BackgroundTasks } from "../concurrency/background_tasks.ts";
 import type { SearchIndex } from "../search/search_index.ts";
@@ -45,8 +46,8 @@ export class GraphInserts {
     this.#running.set(index, inserting);
     this.#background.run(`graph inserts of ${name}`, async () => {
       try {
-        await insertInBatches(index, wanted, () => {
-          if (index.pendingGraphInserts <= MAX_GRAPH_BACKLOG) release(inserting);
+        await insertInBatches(index, { wanted, whenIdle: () => index.vectorPlan.scan }, () => {
+          if (!backlogMatters(index)) release(inserting);
         });
       } finally {
         this.#running.delete(index);
@@ -56,11 +57,11 @@ export class GraphInserts {
   }
 
   /**
-   * Adds every waiting vector of `index` in batches between turns of the event loop: for a state read only to be
-   * snapshotted, whose graph no one else fills.
+   * Adds the waiting vectors of `index` in batches between turns of the event loop, until its graph holds `upTo` (all,
+   * by default): for a state read only to be snapshotted, whose graph no one else fills.
    */
-  async insertAll(index: SearchIndex): Promise<void> {
-    await insertInBatches(index, () => true, () => {});
+  async insertAll(index: SearchIndex, upTo = Infinity): Promise<void> {
+    await insertInBatches(index, { wanted: () => index.graphVectors < upTo, whenIdle: () => false }, () => {});
   }
 
   /** The vectors waiting for the graphs of the indexes whose inserts run: 0 once every graph has caught up. */
@@ -70,24 +71,40 @@ export class GraphInserts {
     return total;
   }
 
-  /** Resolves once at most {@link MAX_GRAPH_BACKLOG} vectors of `index` wait, or no task is adding them. */
+  /**
+   * Resolves once at most {@link MAX_GRAPH_BACKLOG} vectors of `index` wait, or no task is adding them, or searches do
+   * without the graph.
+   */
   async backlogWithinBound(index: SearchIndex): Promise<void> {
     const inserting = this.#running.get(index);
-    if (inserting === undefined || index.pendingGraphInserts <= MAX_GRAPH_BACKLOG) return;
+    if (inserting === undefined || !backlogMatters(index)) return;
     await awaitBackground(new Promise<void>((resolve) => inserting.waiters.push(resolve)));
   }
 }
 
 /**
- * Adds the vectors waiting for the graph, one batch of about {@link BATCH_MS} per background turn, while `wanted` says
- * so. Searches scan the waiting vectors' codes meanwhile, at little extra cost.
+ * Whether so many vectors wait for the graph of `index` that writers should wait too: not while its searches scan every
+ * code instead of the graph, as they do on near-random vectors, where the graph only matters once a retuning finds it
+ * cheaper than the scan (it tunes on the vectors the graph holds).
  */
-async function insertInBatches(index: SearchIndex, wanted: () => boolean, afterBatch: () => void): Promise<void> {
+function backlogMatters(index: SearchIndex): boolean {
+  return !index.vectorPlan.scan && index.pendingGraphInserts > MAX_GRAPH_BACKLOG;
+}
+
+/**
+ * Adds the vectors waiting for the graph, one batch of about {@link BATCH_MS} per background turn (per idle turn while
+ * `whenIdle` says so), while `wanted` says so. Searches scan the waiting vectors' codes meanwhile, at little extra cost.
+ */
+async function insertInBatches(
+  index: SearchIndex,
+  when: { wanted: () => boolean; whenIdle: () => boolean },
+  afterBatch: () => void,
+): Promise<void> {
   const turns = new TimeSlices(0);
   let batch = FIRST_BATCH;
   while (index.pendingGraphInserts > 0) {
-    await turns.next();
-    if (!wanted()) return;
+    await turns.next({ whenIdle: when.whenIdle() });
+    if (!when.wanted()) return;
     const count = Math.min(batch, index.pendingGraphInserts);
     const started = performance.now();
     index.flushGraph(count);

@@ -8,7 +8,7 @@ import { indexTooLarge } from "../api/index_errors.ts";
 import type { BackgroundTasks } from "../concurrency/background_tasks.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { AnnGraphs } from "../search/ann_graphs.ts";
-import type { SearchIndex } from "../search/search_index.ts";
+import { EXACT_SEARCH_MAX_VECTORS, type SearchIndex } from "../search/search_index.ts";
 import { encodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
 import { nextTurn, TimeSlices } from "../util/time_slices.ts";
 import { GraphInserts } from "./graph_inserts.ts";
@@ -224,6 +224,19 @@ export class IndexStates {
     );
   }
 
+  /**
+   * Fills the graph of a state read only for a snapshot, which no one else fills: its load left the documents that it
+   * replayed from the log waiting, and no snapshot would ever hold them in its graph. They go in in batches between
+   * requests: first enough to tune on, then the rest (and the plan is tuned again on the whole graph once it has grown
+   * by half), unless the tuned plan scans every code instead of searching the graph (near-random vectors). Then the
+   * graph waits for an idle process, and the snapshot holds it as it is.
+   */
+  async #fillGraph(index: SearchIndex): Promise<void> {
+    await this.#graphInserts.insertAll(index, EXACT_SEARCH_MAX_VECTORS);
+    await tuneWhenDue(index);
+    if (!index.vectorPlan.scan) await this.#graphInserts.insertAll(index);
+  }
+
   /** Adds the vectors waiting to join the index's graph in the background, when enough wait (with `all`, any). */
   #insertIntoGraph(indexId: string, index: SearchIndex, options: { all?: boolean } = {}): void {
     this.#graphInserts.start(indexId, index, () => this.#entries.has(indexId), options);
@@ -302,15 +315,12 @@ export class IndexStates {
     if (lease === null) return;
     const entry = await readSettledIndex(this.#kv, address.projectId, address.name);
     if (entry.value?.id !== address.id) return;
-    // The state in memory if searches keep it; otherwise read for this snapshot only, so that it evicts nothing. Such a
-    // state's graph lacks the documents its load replayed from the log: they go in first, in batches between requests,
-    // or no snapshot would ever hold them in its graph.
+    // The state in memory if searches keep it; otherwise read for this snapshot only, so that it evicts nothing.
     const cached = this.#entries.has(address.id);
     const index = cached ? await this.get(entry.value) : (await this.#read(entry.value)).index;
-    if (!cached) await this.#graphInserts.insertAll(index);
+    if (!cached) await this.#fillGraph(index);
     // A snapshot keeps how the graph is searched, tuned for its size, so that a load searches well from the start.
-    const tuning = index.vectorTuning();
-    if (tuning !== undefined) await tuneInTurns(tuning, () => true);
+    await tuneWhenDue(index);
     // Writes that land while the snapshot is encoded and written count towards the next one.
     const covered = log.logBytes;
     log.logBytes = 0;
@@ -357,6 +367,12 @@ const LARGE_LOAD_BYTES = 16 * 1024 * 1024;
  */
 function collectGarbageNow(): void {
   (globalThis as { gc?: () => void }).gc?.();
+}
+
+/** Tunes how the index finds vector candidates, if that is due, one measured search per turn of the event loop. */
+async function tuneWhenDue(index: SearchIndex): Promise<void> {
+  const tuning = index.vectorTuning();
+  if (tuning !== undefined) await tuneInTurns(tuning, () => true);
 }
 
 /** Runs a tuning's steps one per turn of the event loop (see {@link TimeSlices}), while `wanted` says so. */

@@ -438,13 +438,15 @@ export class SearchIndex {
    * the last.
    */
   vectorTuning(): Generator<void> | undefined {
-    // The vectors still waiting for the graph do not matter: the truth is taken among the graph's own.
-    if (this.#ann === undefined || this.#tuning) return undefined;
-    if (!tuningDue(this.#plan, this.#passageCount, this.#recentQueries.length)) return undefined;
+    // The vectors still waiting for the graph do not matter: the truth is taken among the graph's own. A graph smaller
+    // than the least that has one says too little about the index's vectors (a search of a few hundred is exhaustive).
+    if (this.#ann === undefined || this.#tuning || this.#ann.size < EXACT_SEARCH_MAX_VECTORS) return undefined;
+    if (!tuningDue(this.#plan, this.#passageCount, this.#ann.size, this.#recentQueries.length)) return undefined;
     this.#tuning = true;
     const ann = this.#ann;
     const probe = {
       passages: this.#passageCount,
+      held: ann.size,
       sample: (count: number) => this.#samplePassages(count),
       recent: () => [...this.#recentQueries],
       vector: (passage: number) => this.#vectors.row(passage),
@@ -516,6 +518,11 @@ export class SearchIndex {
 
   *#passagesOf(slots: Iterable<number>): Generator<number> {
     for (const slot of slots) yield* this.#passages[slot]!;
+  }
+
+  /** How many vectors the graph holds. */
+  get graphVectors(): number {
+    return this.#ann?.size ?? 0;
   }
 
   /** How many vectors wait to enter the graph. */

@@ -15,12 +15,21 @@ export interface VectorPlan {
   recall: number;
   /** The passages the index held when tuned; 0 before the first tuning. */
   tunedAt: number;
+  /** The vectors its graph held then (absent in a plan kept before it was: as many as the passages). */
+  heldAt?: number;
   /** Whether it was tuned on the index's recent queries, or on queries sampled from its vectors. */
   queries: "recent" | "sampled";
 }
 
 /** Before any tuning: the fixed breadth that served the benchmark's corpus. */
-export const UNTUNED_PLAN: VectorPlan = { scan: false, breadth: 2048, recall: 0, tunedAt: 0, queries: "sampled" };
+export const UNTUNED_PLAN: VectorPlan = {
+  scan: false,
+  breadth: 2048,
+  recall: 0,
+  tunedAt: 0,
+  heldAt: 0,
+  queries: "sampled",
+};
 
 /**
  * Breadths tried, least first; the first that reaches {@link TARGET_RECALL} wins. None is below the 200 candidates a
@@ -32,25 +41,28 @@ const TARGET_RECALL = 0.97;
 const SAMPLED_TARGET_RECALL = 0.99;
 const SAMPLES = 24;
 const NEAREST = 10;
-/** The index retunes once it has grown by this factor since the last tuning. */
+/** The index retunes once it, or its graph, has grown by this factor since the last tuning. */
 const RETUNE_GROWTH = 1.5;
 
 /** How many recent queries an index keeps for tuning: with this many, it tunes on them. */
 export const RECENT_QUERIES = 24;
 
 /**
- * Whether an index of `passages` passages, with `recent` queries kept, should be (re)tuned: before its first tuning,
- * once it has grown by half, and once it has queries of its own after a tuning on sampled ones.
+ * Whether an index of `passages` passages, `held` of them in its graph, with `recent` queries kept, should be
+ * (re)tuned: before its first tuning, once it or its graph has grown by half (a graph catching up after a load, or
+ * filled while the process was idle), and once it has queries of its own after a tuning on sampled ones.
  */
-export function tuningDue(plan: VectorPlan, passages: number, recent: number): boolean {
+export function tuningDue(plan: VectorPlan, passages: number, held: number, recent: number): boolean {
   return plan.tunedAt === 0 || passages >= plan.tunedAt * RETUNE_GROWTH ||
-    (plan.queries === "sampled" && recent >= RECENT_QUERIES);
+    held >= (plan.heldAt ?? plan.tunedAt) * RETUNE_GROWTH || (plan.queries === "sampled" && recent >= RECENT_QUERIES);
 }
 
 /** What tuning reads of an index. */
 export interface TuningProbe {
   /** How many passages the index holds. */
   passages: number;
+  /** How many of them the graph holds: fewer while some wait to join it. */
+  held: number;
   /** Distinct stored passages, drawn at random. */
   sample(count: number): number[];
   /** The index's recent query vectors (copies), at most {@link RECENT_QUERIES}. */
@@ -72,6 +84,7 @@ export interface TuningProbe {
  */
 export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generator<void, VectorPlan | undefined> {
   const tunedAt = probe.passages;
+  const heldAt = probe.held;
   const recent = probe.recent();
   const fromRecent = recent.length >= RECENT_QUERIES;
   const queries = fromRecent ? recent.map((vector) => ({ vector, self: -1 })) : sampleQueries(probe);
@@ -86,7 +99,9 @@ export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generat
     truths.push(new Set(probe.nearest(vector, found, NEAREST, self)));
     yield;
   }
-  scanMs /= queries.length;
+  // A graph that lags behind the index (its inserts wait while searches scan every code) is measured at its own size,
+  // and the scan is weighed at that size too: the share of the codes that the graph holds.
+  scanMs *= probe.held / probe.passages / queries.length;
   for (const breadth of BREADTHS) {
     let found = 0;
     let ms = 0;
@@ -101,10 +116,10 @@ export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generat
     const recall = found / truths.reduce((sum, truth) => sum + truth.size, 0);
     if (ms > scanMs) break;
     if (recall >= (fromRecent ? TARGET_RECALL : SAMPLED_TARGET_RECALL)) {
-      return { scan: false, breadth, recall, tunedAt, queries: made };
+      return { scan: false, breadth, recall, tunedAt, heldAt, queries: made };
     }
   }
-  return { scan: true, breadth: 0, recall: 1, tunedAt, queries: made };
+  return { scan: true, breadth: 0, recall: 1, tunedAt, heldAt, queries: made };
 }
 
 /** A sampled query, and the passage it was taken from (left out of its answers), or -1. */

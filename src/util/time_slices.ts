@@ -21,6 +21,8 @@ const BUSY_TURN_MS = 2;
 /** Requests and jobs under way, and how many of them wait for background work to bring something about. */
 let underWay = 0;
 let waitingForBackground = 0;
+/** When the last request or job started or ended. */
+let lastForeground = -Infinity;
 
 /**
  * Runs `work` (a request, a job) as foreground work, which background work yields to. Work that waits on the store
@@ -29,10 +31,12 @@ let waitingForBackground = 0;
  */
 export async function asForeground<T>(work: () => T | Promise<T>): Promise<T> {
   underWay++;
+  lastForeground = performance.now();
   try {
     return await work();
   } finally {
     underWay--;
+    lastForeground = performance.now();
   }
 }
 
@@ -58,6 +62,29 @@ async function backgroundTurn(workMs: number): Promise<void> {
   if (busy) await delay(workMs * (1 / BACKGROUND_SHARE - 1));
 }
 
+/**
+ * The process is idle once no request or job has started or ended for this long: 8 clients searching one after another
+ * leave gaps of a few milliseconds with none under way.
+ */
+const IDLE_AFTER_MS = 100;
+/** How long work that runs only while the process is idle waits before it looks again. */
+const IDLE_POLL_MS = 20;
+
+/**
+ * A turn of the event loop that no other work filled, in an idle process (or one whose foreground work all waits for
+ * background work): for background work that nothing waits for while requests keep the process busy.
+ */
+async function idleTurn(): Promise<void> {
+  for (;;) {
+    const turn = performance.now();
+    await nextTurn();
+    const now = performance.now();
+    const quiet = underWay === 0 ? now - lastForeground >= IDLE_AFTER_MS : underWay <= waitingForBackground;
+    if (quiet && now - turn <= BUSY_TURN_MS) return;
+    await delay(IDLE_POLL_MS);
+  }
+}
+
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -66,8 +93,8 @@ function delay(ms: number): Promise<void> {
 export interface Slices {
   /** Whether the current slice is over. */
   readonly due: boolean;
-  /** Lets other work run, then starts a new slice. */
-  next(): Promise<void>;
+  /** Lets other work run, then starts a new slice; with `whenIdle`, only once nothing else runs. */
+  next(options?: { whenIdle?: boolean }): Promise<void>;
 }
 
 /**
@@ -87,9 +114,13 @@ export class TimeSlices implements Slices {
     return performance.now() - this.#start >= this.#ms;
   }
 
-  /** Lets the event loop run (longer while it is busy, see {@link backgroundTurn}), then starts a new slice. */
-  async next(): Promise<void> {
-    await backgroundTurn(performance.now() - this.#start);
+  /**
+   * Lets the event loop run (longer while it is busy, see {@link backgroundTurn}), then starts a new slice. With
+   * `whenIdle`, waits until no foreground work is under way (see {@link idleTurn}).
+   */
+  async next(options: { whenIdle?: boolean } = {}): Promise<void> {
+    if (options.whenIdle) await idleTurn();
+    else await backgroundTurn(performance.now() - this.#start);
     this.#start = performance.now();
   }
 }
