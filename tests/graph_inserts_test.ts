@@ -36,6 +36,18 @@ function changesOf(prefix: string, count: number) {
   }));
 }
 
+/** The index as a snapshot restores it, with a tuned plan that scans every code or searches the graph. */
+async function withPlan(index: SearchIndex, { scan }: { scan: boolean }): Promise<SearchIndex> {
+  const bytes = await encodeSearchSnapshot(index);
+  // The plan is the snapshot's last string: its length as a little-endian u32, then its UTF-8 bytes.
+  const tuned = { ...index.vectorPlan, scan, tunedAt: index.passageCount, heldAt: index.graphVectors };
+  const plan = new TextEncoder().encode(JSON.stringify(tuned));
+  const withoutPlan = bytes.subarray(0, bytes.byteLength - 4 - JSON.stringify(index.vectorPlan).length);
+  const length = new Uint8Array(4);
+  new DataView(length.buffer).setUint32(0, plan.byteLength, true);
+  return decodeSearchSnapshot(new Uint8Array([...withoutPlan, ...length, ...plan]), { graphs: await loadAnnGraphs() });
+}
+
 Deno.test("a new graph's vectors, and those written with deferGraph, wait until flushGraph adds as many as asked", async () => {
   const index = new SearchIndex({ revision: 0, graphs: await loadAnnGraphs() });
   index.apply(changesOf("a", EXACT_SEARCH_MAX_VECTORS + 1), { deferGraph: true });
@@ -70,8 +82,9 @@ Deno.test("with most vectors waiting for the graph, a search scans all codes and
 });
 
 Deno.test("a writer waits while more vectors wait for the graph than the bound, and the rest go in after", async () => {
-  const index = new SearchIndex({ revision: 0, graphs: await loadAnnGraphs() });
-  index.apply(changesOf("a", EXACT_SEARCH_MAX_VECTORS + 1));
+  const graphed = new SearchIndex({ revision: 0, graphs: await loadAnnGraphs() });
+  graphed.apply(changesOf("a", EXACT_SEARCH_MAX_VECTORS + 1));
+  const index = await withPlan(graphed, { scan: false });
   assert.equal(index.pendingGraphInserts, 0);
   const background = new BackgroundTasks();
   const inserts = new GraphInserts(background);
@@ -96,21 +109,10 @@ Deno.test("a writer waits while more vectors wait for the graph than the bound, 
   assert.equal(index.pendingGraphInserts, MAX_GRAPH_BACKLOG + 1_000);
 });
 
-/** The index as a snapshot restores it, with a plan that scans every code instead of searching the graph. */
-async function withScanPlan(index: SearchIndex): Promise<SearchIndex> {
-  const bytes = await encodeSearchSnapshot(index);
-  // The plan is the snapshot's last string: its length as a little-endian u32, then its UTF-8 bytes.
-  const plan = new TextEncoder().encode(JSON.stringify({ ...index.vectorPlan, scan: true, tunedAt: 1 }));
-  const withoutPlan = bytes.subarray(0, bytes.byteLength - 4 - JSON.stringify(index.vectorPlan).length);
-  const length = new Uint8Array(4);
-  new DataView(length.buffer).setUint32(0, plan.byteLength, true);
-  return decodeSearchSnapshot(new Uint8Array([...withoutPlan, ...length, ...plan]), { graphs: await loadAnnGraphs() });
-}
-
 Deno.test("an index whose searches scan every code adds to its graph only while idle, and writers never wait", async () => {
   const graphed = new SearchIndex({ revision: 0, graphs: await loadAnnGraphs() });
   graphed.apply(changesOf("a", EXACT_SEARCH_MAX_VECTORS + 1));
-  const index = await withScanPlan(graphed);
+  const index = await withPlan(graphed, { scan: true });
   assert.equal(index.vectorPlan.scan, true);
   index.apply(changesOf("b", MAX_GRAPH_BACKLOG + 1_000), { deferGraph: true });
   const background = new BackgroundTasks();
@@ -131,7 +133,11 @@ Deno.test("the server adds waiting vectors to the graph in the background, and s
   const registry = { ...await testModels(), "ext-8": { dimensions: DIMS, version: "ext-v1" } };
   await using server = await startTestServer({
     embedder: () => new Embedder(registry, { cacheDir: `${Deno.makeTempDirSync()}/models`, allowRemote: false }),
+    // Room for one index, which a searched one takes: states read for snapshots are not kept.
+    env: { SEARCH_CACHE_INDEXES: "1" },
   });
+  await server.ok({ action: "createIndex", indexName: "other", docs: [{ id: "a", text: "another index" }] });
+  await server.ok({ action: "search", indexName: "other", query: "index" });
   await server.ok({ action: "createIndex", indexName: "ext", modelId: "ext-8", docs: [] });
   // Texts long enough that each batch's log (past 1 MiB) calls for a snapshot.
   const padding = ` ${"x".repeat(1_100)}`;
@@ -169,4 +175,27 @@ Deno.test("the server adds waiting vectors to the graph in the background, and s
   assert.equal(index.graphInsertsDue, false);
   const metrics = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
   assert.match(metrics, /^quire_graph_inserts_waiting 0$/m);
+});
+
+Deno.test("a state read for a snapshot stays in memory when it fits, and later writes keep it and its graph current", async () => {
+  const registry = { ...await testModels(), "ext-8": { dimensions: DIMS, version: "ext-v1" } };
+  await using server = await startTestServer({
+    embedder: () => new Embedder(registry, { cacheDir: `${Deno.makeTempDirSync()}/models`, allowRemote: false }),
+  });
+  await server.ok({ action: "createIndex", indexName: "ext", modelId: "ext-8", docs: [] });
+  const padding = ` ${"x".repeat(1_100)}`;
+  for (let from = 0; from < EXACT_SEARCH_MAX_VECTORS + 4_000; from += 1_000) {
+    const batch = docs(`d${from}-`, 1_000).map((doc) => ({ ...doc, text: doc.text + padding }));
+    await server.ok({ action: "addDocs", indexName: "ext", docs: batch });
+  }
+  await server.service.context.background.idle();
+  const record = (await server.kv.get<IndexRecord>(indexKey("default", "ext"))).value!;
+  const { indexStates, metrics } = server.service.context;
+  assert.ok(indexStates.bytesOf(record.id) > 0, "no search asked for it, yet it is in memory");
+  const before = Object.fromEntries(metrics.loads());
+  const index = await indexStates.get(record);
+  assert.equal(index.pendingGraphInserts, 0, "its graph took every vector");
+  const after = Object.fromEntries(metrics.loads());
+  assert.equal(after.snapshot ?? 0, before.snapshot ?? 0, "the first search reads no snapshot");
+  assert.equal(after.full ?? 0, before.full ?? 0, "nor the document records");
 });

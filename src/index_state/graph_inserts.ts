@@ -2,8 +2,8 @@
  * Adding the vectors that wait to join an index's HNSW graph: in the background, in batches sized to take about
  * {@link BATCH_MS} each, one per turn of the event loop (and fewer while requests keep it busy), so that no request
  * waits long for one; and a bound on how many may wait, which writers wait for, so that a bulk load cannot outrun the
- * graph. An index whose searches scan every code instead of the graph (its tuned plan) needs neither: its inserts run
- * only while the process is otherwise idle, and writers never wait for them.
+ * graph, once tuning has found that its searches use the graph. An index whose searches scan every code instead (its
+ * tuned plan) needs neither: its inserts run only while the process is otherwise idle, and writers never wait for them.
  */
 import type { BackgroundTasks } from "../concurrency/background_tasks.ts";
 import type { SearchIndex } from "../search/search_index.ts";
@@ -83,12 +83,14 @@ export class GraphInserts {
 }
 
 /**
- * Whether so many vectors wait for the graph of `index` that writers should wait too: not while its searches scan every
- * code instead of the graph, as they do on near-random vectors, where the graph only matters once a retuning finds it
- * cheaper than the scan (it tunes on the vectors the graph holds).
+ * Whether so many vectors wait for the graph of `index` that writers should wait too: only once a tuning has found that
+ * its searches use the graph. Not while they scan every code instead, as they do on near-random vectors, where the graph
+ * only matters once a retuning finds it cheaper than the scan (it tunes on the vectors the graph holds); nor before the
+ * first tuning, which waits for a graph of 10,000 vectors, so that a bulk load does not wait for a graph it may not use.
  */
 function backlogMatters(index: SearchIndex): boolean {
-  return !index.vectorPlan.scan && index.pendingGraphInserts > MAX_GRAPH_BACKLOG;
+  const plan = index.vectorPlan;
+  return plan.tunedAt > 0 && !plan.scan && index.pendingGraphInserts > MAX_GRAPH_BACKLOG;
 }
 
 /**

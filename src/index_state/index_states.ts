@@ -237,6 +237,24 @@ export class IndexStates {
     if (!index.vectorPlan.scan) await this.#graphInserts.insertAll(index);
   }
 
+  /**
+   * Keeps a state read for a snapshot in memory when it has a graph (a smaller one reads in milliseconds) and fits in
+   * the budget beside the others, evicting none. The writes that follow then update it in place rather than each
+   * snapshot reading it again, and its graph keeps pace with them (see {@link noteWrite}): a bulk load leaves a state
+   * that searches at once, its graph caught up.
+   */
+  async #keepIfRoom(address: IndexRecord, index: SearchIndex): Promise<void> {
+    if (index.passageCount <= EXACT_SEARCH_MAX_VECTORS || this.#entries.has(address.id)) return;
+    if (this.#entries.size >= this.#options.capacity) return;
+    const bytes = Math.ceil(index.memoryBytes() * RESIDENT_PER_ESTIMATED_BYTE);
+    if (this.totalBytes() + bytes > this.budgetBytes) return;
+    this.#store(address.id, index.revision, Promise.resolve(index)).bytes = bytes;
+    this.#insertIntoGraph(address.id, index, { all: true });
+    // The writes that landed since it was read are replayed from the log now, so that the next ones apply in place.
+    const current = await readSettledIndex(this.#kv, address.projectId, address.name);
+    if (current.value?.id === address.id && current.value.revision > index.revision) await this.get(current.value);
+  }
+
   /** Adds the vectors waiting to join the index's graph in the background, when enough wait (with `all`, any). */
   #insertIntoGraph(indexId: string, index: SearchIndex, options: { all?: boolean } = {}): void {
     this.#graphInserts.start(indexId, index, () => this.#entries.has(indexId), options);
@@ -315,10 +333,13 @@ export class IndexStates {
     if (lease === null) return;
     const entry = await readSettledIndex(this.#kv, address.projectId, address.name);
     if (entry.value?.id !== address.id) return;
-    // The state in memory if searches keep it; otherwise read for this snapshot only, so that it evicts nothing.
+    // The state in memory if searches keep it; otherwise read for this snapshot, and kept if it fits beside the others.
     const cached = this.#entries.has(address.id);
     const index = cached ? await this.get(entry.value) : (await this.#read(entry.value)).index;
-    if (!cached) await this.#fillGraph(index);
+    if (!cached) {
+      await this.#fillGraph(index);
+      await this.#keepIfRoom(entry.value, index);
+    }
     // A snapshot keeps how the graph is searched, tuned for its size, so that a load searches well from the start.
     await tuneWhenDue(index);
     // Writes that land while the snapshot is encoded and written count towards the next one.
