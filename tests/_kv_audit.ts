@@ -13,7 +13,8 @@ export async function findOrphans(kv: Deno.Kv): Promise<string[]> {
   const namedBatches = new Set<string>();
   for (const { key, value } of entries) {
     if (key[0] === "indexes") records.set((value as IndexRecord).id, value as IndexRecord);
-    if (key[0] === "snapshot") pointers.set(key[1] as string, value as SnapshotPointer);
+    // A snapshot's lease sorts after its pointer, under the same index id: a killed writer may have left one.
+    if (key[0] === "snapshot" && key.length === 2) pointers.set(key[1] as string, value as SnapshotPointer);
     if (key[0] === "log" && Object.hasOwn(value as object, "batchId")) {
       namedBatches.add(`${String(key[1])}/${(value as { batchId: string }).batchId}`);
     }
