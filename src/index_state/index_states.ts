@@ -200,7 +200,7 @@ export class IndexStates {
   /** Records the state's size, then evicts the least recently used others until all fit; 507 if it cannot fit alone. */
   #measure(record: IndexRecord, entry: CachedIndex, index: SearchIndex): void {
     if (this.#entries.get(record.id) !== entry) return;
-    entry.bytes = Math.ceil(index.memoryBytes() * RESIDENT_PER_ESTIMATED_BYTE);
+    entry.bytes = residentBytes(index);
     if (entry.bytes > this.budgetBytes) {
       this.#entries.delete(record.id);
       this.#options.metrics.countEviction();
@@ -246,7 +246,7 @@ export class IndexStates {
   async #keepIfRoom(address: IndexRecord, index: SearchIndex): Promise<void> {
     if (index.passageCount <= EXACT_SEARCH_MAX_VECTORS || this.#entries.has(address.id)) return;
     if (this.#entries.size >= this.#options.capacity) return;
-    const bytes = Math.ceil(index.memoryBytes() * RESIDENT_PER_ESTIMATED_BYTE);
+    const bytes = residentBytes(index);
     if (this.totalBytes() + bytes > this.budgetBytes) return;
     this.#store(address.id, index.revision, Promise.resolve(index)).bytes = bytes;
     this.#insertIntoGraph(address.id, index, { all: true });
@@ -374,6 +374,11 @@ export class IndexStates {
  * corpus (`deno task bench:instances`) against their estimate.
  */
 const RESIDENT_PER_ESTIMATED_BYTE = 1.35;
+
+/** The resident memory a state takes, estimated: what the cache's budget counts. */
+function residentBytes(index: SearchIndex): number {
+  return Math.ceil(index.memoryBytes() * RESIDENT_PER_ESTIMATED_BYTE);
+}
 
 /** How long a snapshot's encoding runs before requests get a turn. */
 const SNAPSHOT_SLICE_MS = 10;
