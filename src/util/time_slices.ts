@@ -56,10 +56,15 @@ export async function awaitBackground<T>(done: Promise<T>): Promise<T> {
  * time.
  */
 async function backgroundTurn(workMs: number): Promise<void> {
+  const busy = await turnFilled() || underWay > waitingForBackground;
+  if (busy) await delay(workMs * (1 / BACKGROUND_SHARE - 1));
+}
+
+/** Lets the event loop run one turn; resolves to whether other work filled it. */
+async function turnFilled(): Promise<boolean> {
   const turn = performance.now();
   await nextTurn();
-  const busy = performance.now() - turn > BUSY_TURN_MS || underWay > waitingForBackground;
-  if (busy) await delay(workMs * (1 / BACKGROUND_SHARE - 1));
+  return performance.now() - turn > BUSY_TURN_MS;
 }
 
 /**
@@ -76,11 +81,11 @@ const IDLE_POLL_MS = 20;
  */
 async function idleTurn(): Promise<void> {
   for (;;) {
-    const turn = performance.now();
-    await nextTurn();
-    const now = performance.now();
-    const quiet = underWay === 0 ? now - lastForeground >= IDLE_AFTER_MS : underWay <= waitingForBackground;
-    if (quiet && now - turn <= BUSY_TURN_MS) return;
+    const filled = await turnFilled();
+    const quiet = underWay === 0
+      ? performance.now() - lastForeground >= IDLE_AFTER_MS
+      : underWay <= waitingForBackground;
+    if (quiet && !filled) return;
     await delay(IDLE_POLL_MS);
   }
 }
