@@ -152,7 +152,13 @@ Deno.test("the server adds waiting vectors to the graph in the background, and s
   const snapshot = await readSnapshot(server.kv, record.id);
   const stored = decodeSearchSnapshot(snapshot!.bytes, { graphs: await loadAnnGraphs() });
   assert.ok(stored.passageCount > EXACT_SEARCH_MAX_VECTORS);
-  assert.equal(stored.pendingGraphInserts, 0, "a snapshot's graph holds every one of its documents");
+  // Unless its tuned plan scans the codes (the prefilter may win on these 8-d vectors): then its graph is filled up to
+  // what a tuning needs, and the rest joins it while the process is idle.
+  const filled = stored.vectorPlan.scan ? EXACT_SEARCH_MAX_VECTORS : stored.passageCount;
+  assert.ok(
+    stored.passageCount - stored.pendingGraphInserts >= filled,
+    "a snapshot's graph holds every one of its documents",
+  );
   // Loaded from its snapshot and log: the vectors the log brings wait for the graph, and the load is answered first.
   const states = server.service.context.indexStates;
   const index = await states.get(record);

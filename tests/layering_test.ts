@@ -11,7 +11,7 @@ const SRC = fileURLToPath(new URL("../src/", import.meta.url));
 /** Lowest first; a module may import from its own folder and from any earlier layer, never from a later one. */
 const LAYERS: string[][] = [
   ["util", "concurrency", "dashboard"],
-  ["fulltext"],
+  ["fulltext", "vector_scan"],
   ["embedding", "search", "observability"],
   ["api"],
   ["passages"],

@@ -180,23 +180,38 @@ Deno.test("the exact scan finds live vectors that are all opposite the query, ho
   assert.ok(found.every((slot) => slot < 100), JSON.stringify(found));
 });
 
+/** What a prefiltered scan of a fake probe costs, and the least depth at which it finds the true nearest. */
+interface Prefilter {
+  ms: number;
+  enough: number;
+}
+
 /**
- * A probe of 1,000 passages (`held` of them in the graph) whose graph finds the true nearest from `enough` breadth on;
- * costs are busy waits.
+ * A probe of `passages` passages (`held` of them in the graph) whose graph finds the true nearest from `enough` breadth
+ * on; costs are busy waits.
  */
-function fakeProbe(enough: number, costs: { scanMs: number; graphMs: number }, held = 1_000): TuningProbe {
+function fakeProbe(
+  enough: number,
+  costs: { scanMs: number; graphMs: number },
+  held = 1_000,
+  { passages = 1_000, prefilter = { ms: 0, enough: Infinity } }: { passages?: number; prefilter?: Prefilter } = {},
+): TuningProbe {
   const busy = (ms: number) => {
     const until = performance.now() + ms;
     while (performance.now() < until) { /* the cost of a search */ }
   };
   const truth = [...Array(10).keys()];
   return {
-    passages: 1_000,
+    passages,
     held,
     sample: (count) => [...Array(count).keys()].map((i) => 100 + i),
     recent: () => [],
     vector: () => new Float32Array(4),
-    scan: (_query, count) => (busy(costs.scanMs), [...truth, ...Array(count - 10).fill(999)]),
+    scan: (_query, count, depth) => {
+      busy(depth === undefined ? costs.scanMs : prefilter.ms);
+      const found = depth === undefined || depth >= prefilter.enough;
+      return found ? [...truth, ...Array(count - 10).fill(999)] : Array(count).fill(999);
+    },
     graph: (_query, count, breadth) => (busy(costs.graphMs), breadth >= enough ? truth : Array(count).fill(999)),
     nearest: (_query, candidates, nearest) => candidates.slice(0, nearest),
   };
@@ -223,6 +238,26 @@ Deno.test("a graph that holds a tenth of the index is weighed against a tenth of
   const costs = { scanMs: 4, graphMs: 1 };
   assert.equal(runToEnd(tuneVectorPlan(fakeProbe(256, costs), 200))?.scan, false, "the whole graph costs less");
   assert.equal(runToEnd(tuneVectorPlan(fakeProbe(256, costs, 100), 200))?.scan, true, "a tenth of it does not");
+});
+
+Deno.test("tuning picks the least prefilter depth that finds the nearest, when it costs less than every code", () => {
+  const costs = { scanMs: 3, graphMs: 1 };
+  const index = { passages: 100_000 };
+  const cheap = { ...index, prefilter: { ms: 0.5, enough: 4_096 } };
+  assert.deepEqual(
+    runToEnd(tuneVectorPlan(fakeProbe(Infinity, costs, 100_000, cheap), 200)),
+    { scan: true, breadth: 0, depth: 4_096, recall: 1, tunedAt: 100_000, heldAt: 100_000, queries: "sampled" },
+  );
+  const graph = runToEnd(tuneVectorPlan(fakeProbe(256, costs, 100_000, cheap), 200));
+  assert.equal(graph?.depth, 4_096, "a graph that costs more than the prefiltered scan loses to it");
+  const dear = { ...index, prefilter: { ms: 4, enough: 1_024 } };
+  assert.equal(runToEnd(tuneVectorPlan(fakeProbe(Infinity, costs, 100_000, dear), 200))?.depth, undefined);
+  const small = { passages: 1_000, prefilter: { ms: 0, enough: 1_024 } };
+  assert.equal(
+    runToEnd(tuneVectorPlan(fakeProbe(Infinity, costs, 1_000, small), 200))?.depth,
+    undefined,
+    "no depth is tried past half the index",
+  );
 });
 
 Deno.test("an index does not tune until its graph holds as many vectors as the least index that has a graph", () => {

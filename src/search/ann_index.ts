@@ -1,12 +1,12 @@
 /**
  * Approximate nearest neighbours for large indexes: an HNSW graph (USearch, a native library with prebuilt binaries
- * on npm) over the document vectors, keyed by slot, and int8 codes of the same vectors for a native exact scan. Both
- * only propose candidates; their scores are computed exactly from the float32 vectors.
+ * on npm) over the document vectors, keyed by slot, and compact codes of the same vectors for exact scans (see
+ * {@link VectorCodes}). Both only propose candidates; their scores are computed exactly from the float32 vectors.
  */
-import { exactSearch, Index, MetricKind, ScalarKind } from "usearch";
+import { Index, MetricKind, ScalarKind } from "usearch";
 import type { VectorStore } from "./vector_store.ts";
-import { grownTo } from "../util/typed_arrays.ts";
 import type { GraphFile } from "./snapshot_view.ts";
+import { VectorCodes } from "../vector_scan/vector_codes.ts";
 
 /**
  * Graph degree and search breadth when building. On the benchmark's 100,000 embeddings (a random-weight model, whose
@@ -24,16 +24,11 @@ const EXPANSION_SEARCH = 16;
 export class AnnIndex {
   readonly #index: Index;
   readonly #dims: number;
-  /** Each slot's vector as int8, scaled to its largest component; zeros for a slot without one. */
-  #codes = new Int8Array(0);
-  /** Which slots hold codes. */
-  #live = new Uint8Array(0);
-  #liveCount = 0;
-  /** Slots up to the highest that {@link add} was given. */
-  #rows = 0;
+  readonly #codes: VectorCodes;
 
   constructor(dims: number) {
     this.#dims = dims;
+    this.#codes = new VectorCodes(dims);
     this.#index = new Index({
       dimensions: dims,
       metric: MetricKind.Cos,
@@ -47,7 +42,7 @@ export class AnnIndex {
 
   /** Bytes of memory it holds, estimated: an int8 copy of each vector and its links at every level, and the codes. */
   get bytes(): number {
-    return this.size * (this.#dims + CONNECTIVITY * 2 * 4 + 64) + this.#codes.byteLength;
+    return this.size * (this.#dims + CONNECTIVITY * 2 * 4 + 64) + this.#codes.bytes;
   }
 
   /** How many vectors it holds. */
@@ -67,16 +62,11 @@ export class AnnIndex {
   }
 
   /**
-   * Writes the int8 codes of `slots` from `vectors`, so that {@link scan} finds them: as soon as a vector is stored,
+   * Writes the codes of `slots` from `vectors`, so that {@link scan} finds them: as soon as a vector is stored,
    * before it joins the graph, and for a graph restored from a snapshot, which holds no codes.
    */
   encode(slots: Iterable<number>, vectors: VectorStore): void {
-    for (const slot of slots) {
-      if (slot >= this.#rows) this.#grow(slot + 1);
-      quantize(vectors.row(slot), this.#codes, slot * this.#dims);
-      if (this.#live[slot] === 0) this.#liveCount++;
-      this.#live[slot] = 1;
-    }
+    for (const slot of slots) this.#codes.set(slot, vectors.row(slot));
   }
 
   /** Those of `slots` whose vectors the graph does not hold. */
@@ -93,10 +83,7 @@ export class AnnIndex {
 
   /** Removes the codes of a slot whose vector never joined the graph. */
   removeCodes(slot: number): void {
-    if (this.#live[slot] !== 1) return;
-    this.#codes.fill(0, slot * this.#dims, (slot + 1) * this.#dims);
-    this.#live[slot] = 0;
-    this.#liveCount--;
+    this.#codes.clear(slot);
   }
 
   /**
@@ -109,50 +96,16 @@ export class AnnIndex {
   }
 
   /**
-   * The slots of the `count` nearest vectors to `query` by a native exact scan of the int8 codes, nearest first. On
-   * every core: the event loop waits for it either way, and at 100,000 near-random 384-d vectors two threads took
-   * 5.5 ms against one's 7.7 ms.
+   * The slots of the `count` nearest vectors to `query` by a scan of their codes, nearest first: of every code, or
+   * with a `depth`, of the codes of the `depth` vectors whose signs agree most with the query's.
    */
-  scan(query: Float32Array, count: number): number[] {
-    if (this.#liveCount === 0) return [];
-    const code = new Int8Array(this.#dims);
-    quantize(query, code, 0);
-    // A slot without a vector has zero codes, orthogonal to everything: it outranks every vector whose cosine is
-    // negative, so there are asked for as many more as there are such slots, and then left out.
-    const free = this.#rows - this.#liveCount;
-    const matches = exactSearch(
-      this.#codes.subarray(0, this.#rows * this.#dims),
-      code,
-      this.#dims,
-      Math.min(count + free, this.#rows),
-      MetricKind.Cos,
-      0,
-    );
-    return Array.from(matches.keys, Number).filter((slot) => this.#live[slot] === 1).slice(0, count);
+  scan(query: Float32Array, count: number, depth?: number): number[] {
+    return this.#codes.scan(query, count, depth);
   }
 
-  /**
-   * The `count` nearest of `slots` (which hold codes) to `query`, by a native exact scan of their codes gathered
-   * together: for the vectors still waiting to join the graph, about 1 ms per 10,000 of 384 dimensions.
-   */
+  /** The `count` nearest of `slots` (which hold codes) to `query`, by a scan of their codes alone. */
   scanAmong(query: Float32Array, count: number, slots: readonly number[]): number[] {
-    if (slots.length <= count) return [...slots];
-    const dims = this.#dims;
-    const gathered = new Int8Array(slots.length * dims);
-    slots.forEach((slot, i) => gathered.set(this.#codes.subarray(slot * dims, (slot + 1) * dims), i * dims));
-    const code = new Int8Array(dims);
-    quantize(query, code, 0);
-    const matches = exactSearch(gathered, code, dims, count, MetricKind.Cos, 0);
-    return Array.from(matches.keys, (row) => slots[Number(row)]!);
-  }
-
-  #grow(rows: number): void {
-    if (rows > this.#live.length) {
-      const capacity = Math.max(rows, this.#rows * 2, 1024);
-      this.#codes = grownTo(this.#codes, capacity * this.#dims);
-      this.#live = grownTo(this.#live, capacity);
-    }
-    this.#rows = rows;
+    return this.#codes.scanAmong(query, count, slots);
   }
 
   /**
@@ -177,14 +130,6 @@ export class AnnIndex {
       Deno.removeSync(path);
     }
   }
-}
-
-/** Writes `vector` as int8 at `offset` of `out`, scaled so that its largest component is ±127 (cosines keep). */
-function quantize(vector: Float32Array, out: Int8Array, offset: number): void {
-  let largest = 0;
-  for (let i = 0; i < vector.length; i++) largest = Math.max(largest, Math.abs(vector[i]!));
-  const scale = largest === 0 ? 0 : 127 / largest;
-  for (let i = 0; i < vector.length; i++) out[offset + i] = Math.round(vector[i]! * scale);
 }
 
 /**

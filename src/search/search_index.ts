@@ -418,7 +418,9 @@ export class SearchIndex {
     if (this.#recentQueries.length > RECENT_QUERIES) this.#recentQueries.shift();
     const ann = this.#ann!;
     const scan = this.#plan.scan || this.#annPending.size >= this.#passageCount * FULL_SCAN_WAITING_SHARE;
-    const found = scan ? ann.scan(query, count) : ann.search(query, count, this.#plan.breadth);
+    const found = scan
+      ? ann.scan(query, count, this.#plan.scan ? this.#plan.depth : undefined)
+      : ann.search(query, count, this.#plan.breadth);
     // A scan may propose a free passage slot (its codes are zeros).
     const candidates = found.filter((passage) => this.#owners[passage]! >= 0);
     if (!scan && this.#annPending.size > 0) {
@@ -451,7 +453,7 @@ export class SearchIndex {
       recent: () => [...this.#recentQueries],
       vector: (passage: number) => this.#vectors.row(passage),
       graph: (query: Float32Array, count: number, breadth: number) => ann.search(query, count, breadth),
-      scan: (query: Float32Array, count: number) => ann.scan(query, count),
+      scan: (query: Float32Array, count: number, depth?: number) => ann.scan(query, count, depth),
       nearest: (query: Float32Array, candidates: number[], nearest: number, self: number) => {
         const inGraph = (p: number) => p !== self && this.#owners[p]! >= 0 && !this.#annPending.has(p);
         const scored = this.#vectors.scores(query, candidates.filter(inGraph));

@@ -1,16 +1,19 @@
 /**
  * How an index's graph side finds vector candidates, tuned from the index's own vectors: the least HNSW breadth whose
- * candidates hold the true nearest neighbours of sampled queries, or a native exact scan of int8 codes when that is
- * cheaper. No fixed breadth serves every corpus: a clustered one reaches recall 0.97 at a breadth of a few hundred,
- * while near-random vectors need 2,048 or more, at which point the scan costs less and finds them all.
+ * candidates hold the true nearest neighbours of sampled queries, or a scan of int8 codes when that is cheaper. No
+ * fixed breadth serves every corpus: a clustered one reaches recall 0.97 at a breadth of a few hundred, while
+ * near-random vectors need 2,048 or more, at which point the scan costs less. The scan itself is tuned the same way: the
+ * least depth of a prefilter by sign bits that keeps the true nearest, or every code.
  */
 
 /** The tuned way to find candidates. */
 export interface VectorPlan {
-  /** Scan the int8 codes exactly instead of searching the graph. */
+  /** Scan the codes instead of searching the graph. */
   scan: boolean;
   /** The graph search's breadth, when not scanning. */
   breadth: number;
+  /** When scanning: how many vectors the sign bits propose for their codes to rank; absent to rank every code. */
+  depth?: number;
   /** The share of the sampled queries' true 10 nearest among the candidates, as measured. */
   recall: number;
   /** The passages the index held when tuned; 0 before the first tuning. */
@@ -36,6 +39,8 @@ export const UNTUNED_PLAN: VectorPlan = {
  * search asks for, since the graph searches with the larger of the two.
  */
 const BREADTHS = [256, 512, 1024, 2048, 4096];
+/** Prefilter depths tried, least first, up to half the index. */
+const DEPTHS = [1024, 2048, 4096, 8192, 16384, 32768];
 /** Above the 0.95 that searches promise, for the noise of a sample; higher still on queries that are only guessed. */
 const TARGET_RECALL = 0.97;
 const SAMPLED_TARGET_RECALL = 0.99;
@@ -71,8 +76,8 @@ export interface TuningProbe {
   vector(passage: number): Float32Array;
   /** The `count` candidates of a graph search of `breadth`. */
   graph(query: Float32Array, count: number, breadth: number): number[];
-  /** The `count` candidates of the exact scan. */
-  scan(query: Float32Array, count: number): number[];
+  /** The `count` candidates of a scan of every code, or with a `depth`, of the prefiltered scan. */
+  scan(query: Float32Array, count: number, depth?: number): number[];
   /** The `nearest` of `candidates` by exact cosine, leaving out `self`. */
   nearest(query: Float32Array, candidates: number[], nearest: number, self: number): number[];
 }
@@ -100,26 +105,44 @@ export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generat
     yield;
   }
   // A graph that lags behind the index (its inserts wait while searches scan every code) is measured at its own size,
-  // and the scan is weighed at that size too: the share of the codes that the graph holds.
-  scanMs *= probe.held / probe.passages / queries.length;
-  for (const breadth of BREADTHS) {
+  // and the scans are weighed at that size too: the share of the codes that the graph holds.
+  const graphShare = probe.held / probe.passages;
+  scanMs *= graphShare / queries.length;
+  const target = fromRecent ? TARGET_RECALL : SAMPLED_TARGET_RECALL;
+  const measure = function* (find: (query: Float32Array) => number[]): Generator<void, Measured> {
     let found = 0;
     let ms = 0;
     for (const [i, { vector }] of queries.entries()) {
       const started = performance.now();
-      const graph = probe.graph(vector, candidates, breadth);
+      const proposed = find(vector);
       ms += performance.now() - started;
-      for (const passage of graph) if (truths[i]!.has(passage)) found++;
+      for (const passage of proposed) if (truths[i]!.has(passage)) found++;
       yield;
     }
-    ms /= queries.length;
-    const recall = found / truths.reduce((sum, truth) => sum + truth.size, 0);
-    if (ms > scanMs) break;
-    if (recall >= (fromRecent ? TARGET_RECALL : SAMPLED_TARGET_RECALL)) {
-      return { scan: false, breadth, recall, tunedAt, heldAt, queries: made };
+    return { ms: ms / queries.length, recall: found / truths.reduce((sum, truth) => sum + truth.size, 0) };
+  };
+  let scan: { depth?: number; ms: number; recall: number } = { ms: scanMs, recall: 1 };
+  for (const depth of DEPTHS.filter((depth) => depth <= probe.passages / 2)) {
+    const { ms, recall } = yield* measure((query) => probe.scan(query, candidates, depth));
+    if (ms * graphShare >= scan.ms) break;
+    if (recall >= target) {
+      scan = { depth, ms: ms * graphShare, recall };
+      break;
     }
   }
-  return { scan: true, breadth: 0, recall: 1, tunedAt, heldAt, queries: made };
+  for (const breadth of BREADTHS) {
+    const { ms, recall } = yield* measure((query) => probe.graph(query, candidates, breadth));
+    if (ms > scan.ms) break;
+    if (recall >= target) return { scan: false, breadth, recall, tunedAt, heldAt, queries: made };
+  }
+  const depth = scan.depth === undefined ? {} : { depth: scan.depth };
+  return { scan: true, breadth: 0, ...depth, recall: scan.recall, tunedAt, heldAt, queries: made };
+}
+
+/** A way to find candidates, as measured on the tuning's queries. */
+interface Measured {
+  ms: number;
+  recall: number;
 }
 
 /** A sampled query, and the passage it was taken from (left out of its answers), or -1. */

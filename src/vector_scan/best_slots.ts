@@ -1,0 +1,68 @@
+/** The best-scoring slots of a stream, kept in a bounded heap: most offers cost one comparison with the worst kept. */
+
+/** Collects the `count` highest-scoring slots offered to it. */
+export class BestSlots {
+  readonly #count: number;
+  readonly #scores: Float64Array;
+  readonly #slots: Int32Array;
+  #size = 0;
+
+  constructor(count: number) {
+    this.#count = count;
+    this.#scores = new Float64Array(count);
+    this.#slots = new Int32Array(count);
+  }
+
+  /** The least score that an offer must beat to be kept, once the heap is full; -Infinity before. */
+  get least(): number {
+    return this.#size < this.#count ? -Infinity : this.#scores[0]!;
+  }
+
+  /** Keeps `slot` if its score is among the best offered so far. */
+  offer(slot: number, score: number): void {
+    if (this.#count === 0) return;
+    if (this.#size < this.#count) {
+      this.#place(this.#size++, slot, score);
+      return;
+    }
+    if (score <= this.#scores[0]!) return;
+    this.#sink(slot, score);
+  }
+
+  /** The slots kept, best first. */
+  sorted(): number[] {
+    const order = Array.from({ length: this.#size }, (_, i) => i);
+    order.sort((a, b) => this.#scores[b]! - this.#scores[a]!);
+    return order.map((i) => this.#slots[i]!);
+  }
+
+  /** Adds at the end of a heap whose root is its least score, and sifts up. */
+  #place(at: number, slot: number, score: number): void {
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (this.#scores[parent]! <= score) break;
+      this.#scores[at] = this.#scores[parent]!;
+      this.#slots[at] = this.#slots[parent]!;
+      at = parent;
+    }
+    this.#scores[at] = score;
+    this.#slots[at] = slot;
+  }
+
+  /** Replaces the root with a better offer, and sifts down. */
+  #sink(slot: number, score: number): void {
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= this.#size) break;
+      const right = left + 1;
+      const child = right < this.#size && this.#scores[right]! < this.#scores[left]! ? right : left;
+      if (this.#scores[child]! >= score) break;
+      this.#scores[at] = this.#scores[child]!;
+      this.#slots[at] = this.#slots[child]!;
+      at = child;
+    }
+    this.#scores[at] = score;
+    this.#slots[at] = slot;
+  }
+}

@@ -1,0 +1,158 @@
+;; The scan kernels of quire's vector codes (see vector_codes.ts), in WebAssembly text with 128-bit SIMD.
+;; `deno task build:kernels` compiles this file into kernels_wasm.ts; tests/vector_codes_test.ts checks that the two
+;; agree. Every row is `stride` bytes, a multiple of 16, zero-padded past the vector's own dimensions.
+(module
+  (import "quire" "memory" (memory 1))
+
+  ;; out[i] = the dot product of row i of `codes` (int8) with `query` (int16), for `rows` rows in order.
+  (func (export "dots") (param $codes i32) (param $rows i32) (param $stride i32) (param $query i32) (param $out i32)
+    (local $end i32)
+    (local.set $end (i32.add (local.get $out) (i32.shl (local.get $rows) (i32.const 2))))
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $out) (local.get $end)))
+        (i32.store (local.get $out) (call $dot (local.get $codes) (local.get $stride) (local.get $query)))
+        (local.set $codes (i32.add (local.get $codes) (local.get $stride)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (br $row))))
+
+  ;; out[i] = the dot product of row ids[i] of `codes` (int8) with `query` (int16), for `count` ids. Rows far apart wait
+  ;; on memory, so four are read together: their loads overlap.
+  (func (export "dotsAt")
+    (param $codes i32) (param $ids i32) (param $count i32) (param $stride i32) (param $query i32) (param $out i32)
+    (local $end i32) (local $fours i32)
+    (local $a i32) (local $b i32) (local $c i32) (local $d i32) (local $j i32) (local $q i32)
+    (local $a0 v128) (local $a1 v128) (local $b0 v128) (local $b1 v128)
+    (local $c0 v128) (local $c1 v128) (local $d0 v128) (local $d1 v128)
+    (local $low v128) (local $high v128)
+    (local.set $end (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 2))))
+    (local.set $fours (i32.add (local.get $out) (i32.shl (i32.and (local.get $count) (i32.const -4)) (i32.const 2))))
+    (block $done
+      (loop $four
+        (br_if $done (i32.ge_u (local.get $out) (local.get $fours)))
+        (local.set $a (i32.add (local.get $codes) (i32.mul (i32.load offset=0 (local.get $ids)) (local.get $stride))))
+        (local.set $b (i32.add (local.get $codes) (i32.mul (i32.load offset=4 (local.get $ids)) (local.get $stride))))
+        (local.set $c (i32.add (local.get $codes) (i32.mul (i32.load offset=8 (local.get $ids)) (local.get $stride))))
+        (local.set $d (i32.add (local.get $codes) (i32.mul (i32.load offset=12 (local.get $ids)) (local.get $stride))))
+        (local.set $a0 (v128.const i32x4 0 0 0 0)) (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $b0 (v128.const i32x4 0 0 0 0)) (local.set $b1 (v128.const i32x4 0 0 0 0))
+        (local.set $c0 (v128.const i32x4 0 0 0 0)) (local.set $c1 (v128.const i32x4 0 0 0 0))
+        (local.set $d0 (v128.const i32x4 0 0 0 0)) (local.set $d1 (v128.const i32x4 0 0 0 0))
+        (local.set $j (i32.const 0))
+        (loop $chunk
+          (local.set $q (i32.add (local.get $query) (i32.shl (local.get $j) (i32.const 1))))
+          (local.set $low (v128.load (local.get $q)))
+          (local.set $high (v128.load offset=16 (local.get $q)))
+          (local.set $a0 (call $dotLow (local.get $a0) (i32.add (local.get $a) (local.get $j)) (local.get $low)))
+          (local.set $a1 (call $dotHigh (local.get $a1) (i32.add (local.get $a) (local.get $j)) (local.get $high)))
+          (local.set $b0 (call $dotLow (local.get $b0) (i32.add (local.get $b) (local.get $j)) (local.get $low)))
+          (local.set $b1 (call $dotHigh (local.get $b1) (i32.add (local.get $b) (local.get $j)) (local.get $high)))
+          (local.set $c0 (call $dotLow (local.get $c0) (i32.add (local.get $c) (local.get $j)) (local.get $low)))
+          (local.set $c1 (call $dotHigh (local.get $c1) (i32.add (local.get $c) (local.get $j)) (local.get $high)))
+          (local.set $d0 (call $dotLow (local.get $d0) (i32.add (local.get $d) (local.get $j)) (local.get $low)))
+          (local.set $d1 (call $dotHigh (local.get $d1) (i32.add (local.get $d) (local.get $j)) (local.get $high)))
+          (local.set $j (i32.add (local.get $j) (i32.const 16)))
+          (br_if $chunk (i32.lt_u (local.get $j) (local.get $stride))))
+        (i32.store offset=0 (local.get $out) (call $lanes (i32x4.add (local.get $a0) (local.get $a1))))
+        (i32.store offset=4 (local.get $out) (call $lanes (i32x4.add (local.get $b0) (local.get $b1))))
+        (i32.store offset=8 (local.get $out) (call $lanes (i32x4.add (local.get $c0) (local.get $c1))))
+        (i32.store offset=12 (local.get $out) (call $lanes (i32x4.add (local.get $d0) (local.get $d1))))
+        (local.set $ids (i32.add (local.get $ids) (i32.const 16)))
+        (local.set $out (i32.add (local.get $out) (i32.const 16)))
+        (br $four)))
+    (block $rest
+      (loop $each
+        (br_if $rest (i32.ge_u (local.get $out) (local.get $end)))
+        (i32.store
+          (local.get $out)
+          (call $dot
+            (i32.add (local.get $codes) (i32.mul (i32.load (local.get $ids)) (local.get $stride)))
+            (local.get $stride)
+            (local.get $query)))
+        (local.set $ids (i32.add (local.get $ids) (i32.const 4)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (br $each))))
+
+  ;; `sum` plus the products of the low 8 int8 codes at `at` with the int16 query `low`, pairwise added into int32.
+  (func $dotLow (param $sum v128) (param $at i32) (param $low v128) (result v128)
+    (i32x4.add
+      (local.get $sum)
+      (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (v128.load (local.get $at))) (local.get $low))))
+
+  ;; The same for the high 8 codes at `at`.
+  (func $dotHigh (param $sum v128) (param $at i32) (param $high v128) (result v128)
+    (i32x4.add
+      (local.get $sum)
+      (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (v128.load (local.get $at))) (local.get $high))))
+
+  ;; out[i] = the Hamming distance between row i of `bits` and `query`, for `rows` rows of `stride` bytes in order.
+  (func (export "hamming") (param $bits i32) (param $rows i32) (param $stride i32) (param $query i32) (param $out i32)
+    (local $end i32) (local $j i32) (local $sum v128)
+    (local.set $end (i32.add (local.get $out) (i32.shl (local.get $rows) (i32.const 2))))
+    (block $done
+      (loop $row
+        (br_if $done (i32.ge_u (local.get $out) (local.get $end)))
+        (local.set $sum (v128.const i32x4 0 0 0 0))
+        (local.set $j (i32.const 0))
+        (loop $chunk
+          (local.set $sum
+            (i16x8.add
+              (local.get $sum)
+              (i16x8.extadd_pairwise_i8x16_u
+                (i8x16.popcnt
+                  (v128.xor
+                    (v128.load (i32.add (local.get $bits) (local.get $j)))
+                    (v128.load (i32.add (local.get $query) (local.get $j))))))))
+          (local.set $j (i32.add (local.get $j) (i32.const 16)))
+          (br_if $chunk (i32.lt_u (local.get $j) (local.get $stride))))
+        (i32.store (local.get $out) (call $lanes (i32x4.extadd_pairwise_i16x8_u (local.get $sum))))
+        (local.set $bits (i32.add (local.get $bits) (local.get $stride)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (br $row))))
+
+  ;; Writes to `ids`, in order, the rows whose distance (int32, for `rows` rows) is below `cut`, and the first `ties` at
+  ;; `cut`; returns how many it wrote.
+  (func (export "within")
+    (param $distances i32) (param $rows i32) (param $cut i32) (param $ties i32) (param $ids i32) (result i32)
+    (local $row i32) (local $distance i32) (local $written i32)
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $row) (local.get $rows)))
+        (local.set $distance (i32.load (i32.add (local.get $distances) (i32.shl (local.get $row) (i32.const 2)))))
+        (if (i32.or
+              (i32.lt_u (local.get $distance) (local.get $cut))
+              (i32.and (i32.eq (local.get $distance) (local.get $cut)) (i32.gt_s (local.get $ties) (i32.const 0))))
+          (then
+            (local.set $ties (i32.sub (local.get $ties) (i32.eq (local.get $distance) (local.get $cut))))
+            (i32.store (i32.add (local.get $ids) (i32.shl (local.get $written) (i32.const 2))) (local.get $row))
+            (local.set $written (i32.add (local.get $written) (i32.const 1)))))
+        (local.set $row (i32.add (local.get $row) (i32.const 1)))
+        (br $each)))
+    (local.get $written))
+
+  ;; The dot product of one int8 row with the int16 query, 16 dimensions a step; two sums in turn keep the steps apart.
+  (func $dot (param $row i32) (param $stride i32) (param $query i32) (result i32)
+    (local $j i32) (local $low v128) (local $high v128) (local $codes v128)
+    (loop $chunk
+      (local.set $codes (v128.load (i32.add (local.get $row) (local.get $j))))
+      (local.set $low
+        (i32x4.add
+          (local.get $low)
+          (i32x4.dot_i16x8_s
+            (i16x8.extend_low_i8x16_s (local.get $codes))
+            (v128.load (i32.add (local.get $query) (i32.shl (local.get $j) (i32.const 1)))))))
+      (local.set $high
+        (i32x4.add
+          (local.get $high)
+          (i32x4.dot_i16x8_s
+            (i16x8.extend_high_i8x16_s (local.get $codes))
+            (v128.load offset=16 (i32.add (local.get $query) (i32.shl (local.get $j) (i32.const 1)))))))
+      (local.set $j (i32.add (local.get $j) (i32.const 16)))
+      (br_if $chunk (i32.lt_u (local.get $j) (local.get $stride))))
+    (call $lanes (i32x4.add (local.get $low) (local.get $high))))
+
+  ;; The sum of the four int32 lanes.
+  (func $lanes (param $v v128) (result i32)
+    (i32.add
+      (i32.add (i32x4.extract_lane 0 (local.get $v)) (i32x4.extract_lane 1 (local.get $v)))
+      (i32.add (i32x4.extract_lane 2 (local.get $v)) (i32x4.extract_lane 3 (local.get $v))))))

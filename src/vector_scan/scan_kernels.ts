@@ -1,0 +1,23 @@
+/** The WebAssembly scan kernels of `kernels.wat`, compiled once and instantiated over a memory of the caller's. */
+import { KERNELS_WASM_BASE64 } from "./kernels_wasm.ts";
+
+/** The kernels, over one memory; addresses and lengths are in bytes of it, rows in its own `stride`. */
+export interface ScanKernels {
+  /** out[i] = row i of the int8 `codes` · the int16 `query`, for `rows` rows. */
+  dots(codes: number, rows: number, stride: number, query: number, out: number): void;
+  /** out[i] = row ids[i] of the int8 `codes` · the int16 `query`, for `count` int32 ids. */
+  dotsAt(codes: number, ids: number, count: number, stride: number, query: number, out: number): void;
+  /** out[i] = the Hamming distance between row i of `bits` and the bits of `query`, for `rows` rows. */
+  hamming(bits: number, rows: number, stride: number, query: number, out: number): void;
+  /** Lists at `ids` the rows whose int32 distance is below `cut`, and the first `ties` at it; returns how many. */
+  within(distances: number, rows: number, cut: number, ties: number, ids: number): number;
+}
+
+let compiled: WebAssembly.Module | undefined;
+
+/** The kernels over `memory`. */
+export function scanKernels(memory: WebAssembly.Memory): ScanKernels {
+  compiled ??= new WebAssembly.Module(Uint8Array.from(atob(KERNELS_WASM_BASE64), (char) => char.charCodeAt(0)));
+  const instance = new WebAssembly.Instance(compiled, { quire: { memory } });
+  return instance.exports as unknown as ScanKernels;
+}
