@@ -421,7 +421,7 @@ export class SearchIndex {
     const found = scan
       ? ann.scan(query, count, this.#plan.scan ? this.#plan.depth : undefined)
       : ann.search(query, count, this.#plan.breadth);
-    // A scan may propose a free passage slot (its codes are zeros).
+    // Only passages that a document still owns are candidates.
     const candidates = found.filter((passage) => this.#owners[passage]! >= 0);
     if (!scan && this.#annPending.size > 0) {
       candidates.push(...ann.scanAmong(query, count, [...this.#annPending]));

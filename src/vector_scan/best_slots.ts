@@ -13,11 +13,6 @@ export class BestSlots {
     this.#slots = new Int32Array(count);
   }
 
-  /** The least score that an offer must beat to be kept, once the heap is full; -Infinity before. */
-  get least(): number {
-    return this.#size < this.#count ? -Infinity : this.#scores[0]!;
-  }
-
   /** Keeps `slot` if its score is among the best offered so far. */
   offer(slot: number, score: number): void {
     if (this.#count === 0) return;
