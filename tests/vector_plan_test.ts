@@ -213,7 +213,8 @@ function fakeProbe(
       return found ? [...truth, ...Array(count - 10).fill(999)] : Array(count).fill(999);
     },
     graph: (_query, count, breadth) => (busy(costs.graphMs), breadth >= enough ? truth : Array(count).fill(999)),
-    nearest: (_query, candidates, nearest) => candidates.slice(0, nearest),
+    inGraph: () => true,
+    rank: (_query, candidates) => candidates,
   };
 }
 
@@ -257,6 +258,36 @@ Deno.test("tuning picks the least prefilter depth that finds the nearest, when i
     runToEnd(tuneVectorPlan(fakeProbe(Infinity, costs, 1_000, small), 200))?.depth,
     undefined,
     "no depth is tried past half the index",
+  );
+});
+
+Deno.test("while the graph lags, scans are measured against the nearest of every code, the graph against its own", () => {
+  // The 10 nearest of every code wait to join the graph; the graph finds the next 10, the nearest that it holds.
+  const own = [...Array(10).keys()].map((i) => 10 + i);
+  const lagging = (graphMs: number): TuningProbe => {
+    const probe = fakeProbe(256, { scanMs: 3, graphMs }, 50_000, {
+      passages: 100_000,
+      prefilter: { ms: 0.5, enough: 4_096 },
+    });
+    return {
+      ...probe,
+      inGraph: (passage) => passage >= 10,
+      scan: (query, count, depth) => {
+        const found = probe.scan(query, count, depth);
+        return depth === undefined ? [...found.slice(0, 10), ...own, ...found.slice(20)] : found;
+      },
+      graph: (query, count, breadth) => probe.graph(query, count, breadth).length === 10 ? own : Array(count).fill(999),
+    };
+  };
+  assert.equal(
+    runToEnd(tuneVectorPlan(lagging(1), 200))?.depth,
+    4_096,
+    "the prefilter finds the nearest of every code",
+  );
+  assert.deepEqual(
+    runToEnd(tuneVectorPlan(lagging(0), 200)),
+    { scan: false, breadth: 256, recall: 1, tunedAt: 100_000, heldAt: 50_000, queries: "sampled" },
+    "the graph finds the nearest that it holds",
   );
 });
 

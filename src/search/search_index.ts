@@ -440,8 +440,9 @@ export class SearchIndex {
    * the last.
    */
   vectorTuning(): Generator<void> | undefined {
-    // The vectors still waiting for the graph do not matter: the truth is taken among the graph's own. A graph smaller
-    // than the least that has one says too little about the index's vectors (a search of a few hundred is exhaustive).
+    // The graph is measured against the nearest among its own vectors, and scans against the nearest of every code. A
+    // graph smaller than the least that has one says too little about the index's vectors (a search of a few hundred is
+    // exhaustive).
     if (this.#ann === undefined || this.#tuning || this.#ann.size < EXACT_SEARCH_MAX_VECTORS) return undefined;
     if (!tuningDue(this.#plan, this.#passageCount, this.#ann.size, this.#recentQueries.length)) return undefined;
     this.#tuning = true;
@@ -454,11 +455,11 @@ export class SearchIndex {
       vector: (passage: number) => this.#vectors.row(passage),
       graph: (query: Float32Array, count: number, breadth: number) => ann.search(query, count, breadth),
       scan: (query: Float32Array, count: number, depth?: number) => ann.scan(query, count, depth),
-      nearest: (query: Float32Array, candidates: number[], nearest: number, self: number) => {
-        const inGraph = (p: number) => p !== self && this.#owners[p]! >= 0 && !this.#annPending.has(p);
-        const scored = this.#vectors.scores(query, candidates.filter(inGraph));
+      inGraph: (passage: number) => !this.#annPending.has(passage),
+      rank: (query: Float32Array, candidates: number[], self: number) => {
+        const scored = this.#vectors.scores(query, candidates.filter((p) => p !== self && this.#owners[p]! >= 0));
         return scored.slots.map((slot, i) => [slot, scored.scores[i]!] as const).sort((a, b) => b[1] - a[1])
-          .slice(0, nearest).map(([slot]) => slot);
+          .map(([slot]) => slot);
       },
     };
     const tune = function* (index: SearchIndex): Generator<void> {

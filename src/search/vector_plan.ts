@@ -43,7 +43,7 @@ const BREADTHS = [256, 512, 1024, 2048, 4096];
 const DEPTHS = [1024, 2048, 4096, 8192, 16384, 32768];
 /** Above the 0.95 that searches promise, for the noise of a sample; higher still on queries that are only guessed. */
 const TARGET_RECALL = 0.97;
-const SAMPLED_TARGET_RECALL = 0.99;
+const SAMPLED_TARGET_RECALL = 0.98;
 const SAMPLES = 24;
 const NEAREST = 10;
 /** The index retunes once it, or its graph, has grown by this factor since the last tuning. */
@@ -78,8 +78,10 @@ export interface TuningProbe {
   graph(query: Float32Array, count: number, breadth: number): number[];
   /** The `count` candidates of a scan of every code, or with a `depth`, of the prefiltered scan. */
   scan(query: Float32Array, count: number, depth?: number): number[];
-  /** The `nearest` of `candidates` by exact cosine, leaving out `self`. */
-  nearest(query: Float32Array, candidates: number[], nearest: number, self: number): number[];
+  /** Whether a passage is in the graph: while the graph lags, some wait to join it. */
+  inGraph(passage: number): boolean;
+  /** `candidates` that a document owns, nearest first by exact cosine, leaving out `self`. */
+  rank(query: Float32Array, candidates: number[], self: number): number[];
 }
 
 /**
@@ -95,13 +97,17 @@ export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generat
   const queries = fromRecent ? recent.map((vector) => ({ vector, self: -1 })) : sampleQueries(probe);
   if (queries.length < SAMPLES) return undefined;
   const made = fromRecent ? "recent" : "sampled";
+  // The true nearest among every code, which scans search, and among the graph's own vectors, which it searches.
   const truths: Set<number>[] = [];
+  const graphTruths: Set<number>[] = [];
   let scanMs = 0;
   for (const { vector, self } of queries) {
     const started = performance.now();
     const found = probe.scan(vector, candidates);
     scanMs += performance.now() - started;
-    truths.push(new Set(probe.nearest(vector, found, NEAREST, self)));
+    const ranked = probe.rank(vector, found, self);
+    truths.push(new Set(ranked.slice(0, NEAREST)));
+    graphTruths.push(new Set(ranked.filter((passage) => probe.inGraph(passage)).slice(0, NEAREST)));
     yield;
   }
   // A graph that lags behind the index (its inserts wait while searches scan every code) is measured at its own size,
@@ -109,7 +115,10 @@ export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generat
   const graphShare = probe.held / probe.passages;
   scanMs *= graphShare / queries.length;
   const target = fromRecent ? TARGET_RECALL : SAMPLED_TARGET_RECALL;
-  const measure = function* (find: (query: Float32Array) => number[]): Generator<void, Measured> {
+  const measure = function* (
+    find: (query: Float32Array) => number[],
+    truths: Set<number>[],
+  ): Generator<void, Measured> {
     let found = 0;
     let ms = 0;
     for (const [i, { vector }] of queries.entries()) {
@@ -123,7 +132,7 @@ export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generat
   };
   let scan: { depth?: number; ms: number; recall: number } = { ms: scanMs, recall: 1 };
   for (const depth of DEPTHS.filter((depth) => depth <= probe.passages / 2)) {
-    const { ms, recall } = yield* measure((query) => probe.scan(query, candidates, depth));
+    const { ms, recall } = yield* measure((query) => probe.scan(query, candidates, depth), truths);
     if (ms * graphShare >= scan.ms) break;
     if (recall >= target) {
       scan = { depth, ms: ms * graphShare, recall };
@@ -131,7 +140,7 @@ export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generat
     }
   }
   for (const breadth of BREADTHS) {
-    const { ms, recall } = yield* measure((query) => probe.graph(query, candidates, breadth));
+    const { ms, recall } = yield* measure((query) => probe.graph(query, candidates, breadth), graphTruths);
     if (ms > scan.ms) break;
     if (recall >= target) return { scan: false, breadth, recall, tunedAt, heldAt, queries: made };
   }
