@@ -6,10 +6,13 @@ import assert from "node:assert/strict";
 import { asForeground, awaitBackground, TimeSlices } from "../src/util/time_slices.ts";
 
 /** Runs busy slices of `sliceMs` until `until` resolves or `count` slices have run; returns how many ran. */
-async function busySlices(sliceMs: number, options: { until?: Promise<void>; count?: number }): Promise<number> {
+async function busySlices(
+  sliceMs: number,
+  options: { until?: Promise<void>; count?: number; share?: number },
+): Promise<number> {
   let stopped = false;
   options.until?.then(() => stopped = true);
-  const slices = new TimeSlices(sliceMs);
+  const slices = new TimeSlices(sliceMs, options.share);
   let ran = 0;
   while (!stopped && ran < (options.count ?? Infinity)) {
     while (!slices.due) {
@@ -41,6 +44,21 @@ Deno.test("foreground work that waits for background work does not slow it down"
   const ms = performance.now() - started;
   // Held to a quarter of the time, 20 slices of 10 ms would take 800 ms.
   assert.ok(ms < 500, `20 slices of 10 ms took ${ms.toFixed(0)} ms`);
+});
+
+Deno.test("background slices take their share of a busy process's time: a quarter, or less when asked", async () => {
+  const ran = async (share?: number) => {
+    const { promise: done, resolve } = Promise.withResolvers<void>();
+    const background = busySlices(10, { until: done, share });
+    await asForeground(() => new Promise((resolve) => setTimeout(resolve, 1_000)));
+    resolve();
+    return await background;
+  };
+  const quarter = await ran();
+  const tenth = await ran(0.1);
+  // A second holds about 25 slices of 10 ms at a quarter, and 10 at a tenth.
+  assert.ok(quarter >= 15 && quarter <= 30, `${quarter} slices at a quarter`);
+  assert.ok(tenth <= 14 && tenth < quarter / 1.6, `${tenth} slices at a tenth, ${quarter} at a quarter`);
 });
 
 Deno.test("background work that runs only when idle waits while foreground work is under way, then goes on", async () => {

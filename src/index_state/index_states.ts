@@ -347,7 +347,7 @@ export class IndexStates {
     log.logBytes = 0;
     // Encoded in slices, between which requests are answered and writes land: the snapshot shows the state now.
     const revision = index.revision;
-    const slices = new TimeSlices(SNAPSHOT_SLICE_MS);
+    const slices = new TimeSlices(SNAPSHOT_SLICE_MS, SNAPSHOT_SHARE);
     let bytes: Uint8Array | undefined;
     try {
       bytes = await encodeSearchSnapshot(index, slices);
@@ -382,6 +382,12 @@ function residentBytes(index: SearchIndex): number {
 
 /** How long a snapshot's encoding runs before requests get a turn. */
 const SNAPSHOT_SLICE_MS = 10;
+/**
+ * The share of a busy process's time that a snapshot takes: less than other background work, since no request waits
+ * for it (the log holds every write until it lands). A bulk load's last snapshot runs on after the load for seconds;
+ * at the usual share of a quarter, 8 clients searching meanwhile saw 1.6× their settled p50 on a clustered corpus.
+ */
+const SNAPSHOT_SHARE = 0.1;
 
 /** A load whose snapshot is larger than this frees it at once, where the runtime lets it (see below). */
 const LARGE_LOAD_BYTES = 16 * 1024 * 1024;
