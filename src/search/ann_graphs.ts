@@ -10,10 +10,15 @@ export interface AnnGraphs {
   create(dims: number): AnnIndex;
   /** Restores a graph that {@link AnnIndex.saveFile} wrote. */
   load(bytes: Uint8Array, dims: number): AnnIndex;
+  /**
+   * The `count` of `rows` (float32, `dims` to a row) nearest to `query` by cosine, nearest first, by an exact native
+   * scan on every core: for indexes too small for a graph.
+   */
+  nearestRows(rows: Float32Array, dims: number, query: Float32Array, count: number): number[];
 }
 
 /** Imports USearch (a native addon: it needs FFI) and returns its graphs. */
 export async function loadAnnGraphs(): Promise<AnnGraphs> {
-  const { AnnIndex } = await import("./ann_index.ts");
-  return { create: (dims) => new AnnIndex(dims), load: (bytes, dims) => AnnIndex.load(bytes, dims) };
+  const { AnnIndex, nearestRows } = await import("./ann_index.ts");
+  return { create: (dims) => new AnnIndex(dims), load: (bytes, dims) => AnnIndex.load(bytes, dims), nearestRows };
 }

@@ -3,7 +3,7 @@
  * on npm) over the document vectors, keyed by slot, and compact codes of the same vectors for exact scans (see
  * {@link VectorCodes}). Both only propose candidates; their scores are computed exactly from the float32 vectors.
  */
-import { Index, MetricKind, ScalarKind } from "usearch";
+import { exactSearch, Index, MetricKind, ScalarKind } from "usearch";
 import type { VectorStore } from "./vector_store.ts";
 import type { GraphFile } from "./snapshot_view.ts";
 import { VectorCodes } from "../vector_scan/vector_codes.ts";
@@ -144,4 +144,9 @@ function graphFile(): string {
     // No /dev/shm: the system's temporary directory.
   }
   return Deno.makeTempFileSync({ prefix: "quire-ann-", dir });
+}
+
+/** The `count` of `rows` (float32, `dims` to a row) nearest to `query` by cosine, nearest first (see {@link AnnGraphs}). */
+export function nearestRows(rows: Float32Array, dims: number, query: Float32Array, count: number): number[] {
+  return Array.from(exactSearch(rows, query, dims, count, MetricKind.Cos, 0).keys, Number);
 }

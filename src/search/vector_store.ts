@@ -46,6 +46,11 @@ export class VectorStore {
     return this.#data.subarray(slot * this.#dims, (slot + 1) * this.#dims);
   }
 
+  /** The vectors of the first `count` slots, as one view that callers must not change. */
+  rows(count: number): Float32Array {
+    return this.#data.subarray(0, count * this.#dims);
+  }
+
   /** The cosine similarity of `query` to the vector of each slot in `slots`. */
   scores(query: Float32Array, slots: Iterable<number>): SlotScores {
     this.checkDims(query);
