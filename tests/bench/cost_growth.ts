@@ -1,0 +1,100 @@
+/**
+ * `deno task bench:growth`: how search latency and memory grow with the index (issue 16's target 9). For 10,000 and
+ * 100,000 documents (and 1,000,000 with `--large`), each in a fresh server: the benchmark's texts (20-60 words) with
+ * near-random 384-d client vectors, loaded 1,000 per `addDocs`; then, once settled, the p50 of vector, fulltext and
+ * hybrid searches at 8 clients, and the server's RSS after them. Last, the growth between sizes: the exponent b of
+ * p50 ∝ nᵇ, and the plainest law it fits.
+ */
+import { parseArgs } from "node:util";
+import type { ServerProcess } from "../_server_process.ts";
+import { line, ok, rssMiB, timed } from "./_bench_helpers.ts";
+import { benchDocs, benchQueries, ms, quantile } from "./_corpus.ts";
+import { DIMS, settle, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
+
+const args = parseArgs({ args: Deno.args, options: { large: { type: "boolean", default: false } } });
+const SIZES = args.values.large ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
+const BATCH = 1_000;
+const CLIENTS = 8;
+const QUERIES = 400;
+const MODES = ["vector", "fulltext", "hybrid"] as const;
+type Mode = typeof MODES[number];
+
+/** Loads `docs` documents with their texts, metadata and near-random vectors; returns the milliseconds it took. */
+async function load(server: ServerProcess, docs: number): Promise<number> {
+  await ok(server, {
+    action: "createIndex",
+    indexName: "growth",
+    modelId: "client-384",
+    docs: [],
+    options: { wait: true },
+  });
+  return await timed(async () => {
+    for (let from = 0; from < docs; from += BATCH) {
+      const batch = benchDocs("d", from, BATCH).map((doc, i) => ({
+        ...doc,
+        vector: vectorOf("near-random", from + i),
+      }));
+      await ok(server, { action: "addDocs", indexName: "growth", docs: batch, options: { wait: true } });
+    }
+  });
+}
+
+/** The p50 of {@link QUERIES} searches of `mode` by {@link CLIENTS} clients. */
+async function p50(server: ServerProcess, mode: Mode): Promise<number> {
+  const texts = benchQueries(QUERIES);
+  const found: number[] = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (next < QUERIES) {
+      const i = next++;
+      const body = {
+        action: "search",
+        indexName: "growth",
+        mode,
+        ...(mode === "vector" ? {} : { query: texts[i] }),
+        ...(mode === "fulltext" ? {} : { vector: vectorOf("near-random", 10_000_000 + i) }),
+      };
+      found.push(await timed(() => ok(server, body)));
+    }
+  }));
+  return quantile(found, 0.5);
+}
+
+/** The plainest growth law that an exponent b (of nᵇ) fits. */
+function law(exponent: number): string {
+  if (exponent < 0.15) return "flat or log n";
+  if (exponent < 0.35) return "between log n and √n";
+  if (exponent < 0.7) return "about √n";
+  return "about n";
+}
+
+const root = new URL("../..", import.meta.url).pathname;
+const figures = new Map<number, Record<Mode | "rss", number>>();
+for (const docs of SIZES) {
+  await using server = await startClientVectorServer(root);
+  const took = await load(server, docs);
+  line(`${docs} docs`, `loaded in ${(took / 1000).toFixed(1)} s (${Math.round(docs / took * 1000)} docs/s, ${DIMS}-d)`);
+  await settle(server);
+  const row = { rss: 0 } as Record<Mode | "rss", number>;
+  for (const mode of MODES) {
+    await p50(server, mode);
+    row[mode] = await p50(server, mode);
+  }
+  row.rss = await rssMiB(server.pid);
+  figures.set(docs, row);
+  line(
+    `${docs} docs`,
+    `p50 at ${CLIENTS} clients: ${MODES.map((mode) => `${mode} ${ms(row[mode])}`).join(", ")}; ` +
+      `RSS ${Math.round(row.rss)} MiB`,
+  );
+}
+for (let i = 1; i < SIZES.length; i++) {
+  const [from, to] = [SIZES[i - 1]!, SIZES[i]!];
+  const growth = (key: Mode | "rss") => {
+    const exponent = Math.log(figures.get(to)![key] / figures.get(from)![key]) / Math.log(to / from);
+    return `${key} ×${(figures.get(to)![key] / figures.get(from)![key]).toFixed(2)} (n^${exponent.toFixed(2)}, ${
+      law(exponent)
+    })`;
+  };
+  line(`${from} → ${to}`, [...MODES, "rss" as const].map(growth).join("; "));
+}
