@@ -9,10 +9,26 @@ import { TINY_BERT, writeBertModel } from "./_model.ts";
 
 let models: Promise<ModelRegistry> | undefined;
 
+/**
+ * A fresh temporary directory, removed when the test process exits rather than when one server stops: restart tests
+ * start several servers over one store. Stores of benchmark servers take a gigabyte each.
+ */
+export async function temporaryDir(prefix: string): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix });
+  addEventListener("unload", () => {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // Already removed by the test itself.
+    }
+  });
+  return dir;
+}
+
 /** A registry of two generated tiny models, written once per test process. */
 export function testModels(): Promise<ModelRegistry> {
   models ??= (async () => {
-    const dir = await Deno.makeTempDir({ prefix: "quire-models-" });
+    const dir = await temporaryDir("quire-models-");
     await writeBertModel(`${dir}/minilm`, TINY_BERT);
     await writeBertModel(`${dir}/mediumlm`, { ...TINY_BERT, hidden: 48, heads: 3, seed: 2 });
     return {
@@ -88,7 +104,7 @@ export interface TestServerOptions {
 
 /** Starts the real service on an ephemeral loopback port over a KV file in a fresh temporary directory. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const kvPath = options.kvPath ?? `${await Deno.makeTempDir({ prefix: "quire-kv-" })}/quire.kv`;
+  const kvPath = options.kvPath ?? `${await temporaryDir("quire-kv-")}/quire.kv`;
   const config = testConfig(kvPath, options.env);
   const kv = await openKvStore(kvPath);
   const embedder = options.embedder?.() ??

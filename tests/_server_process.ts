@@ -1,6 +1,6 @@
 /** Runs `main.ts` as a real server process, for tests and benchmarks that restart, kill or measure it. */
 import assert from "node:assert/strict";
-import { testModels } from "./_helpers.ts";
+import { temporaryDir, testModels } from "./_helpers.ts";
 
 /** The permissions of `deno task start`. */
 export const PERMISSIONS = [
@@ -39,7 +39,7 @@ export async function ok<T = unknown>(server: ServerProcess, body: Record<string
 
 /** An environment for a server over a fresh temporary store, with the generated test models unless given others. */
 export async function serverEnvironment(modelsFile?: string): Promise<Record<string, string>> {
-  const dir = await Deno.makeTempDir({ prefix: "quire-main-" });
+  const dir = await temporaryDir("quire-main-");
   if (modelsFile === undefined) {
     modelsFile = `${dir}/models.json`;
     await Deno.writeTextFile(modelsFile, JSON.stringify(await testModels()));

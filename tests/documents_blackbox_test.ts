@@ -3,7 +3,7 @@
  * clients send (on external models and on model-backed indexes), and both surviving a restart.
  */
 import assert from "node:assert/strict";
-import { assertJsonError, testModels } from "./_helpers.ts";
+import { assertJsonError, temporaryDir, testModels } from "./_helpers.ts";
 import { TINY_BERT } from "./_model.ts";
 import { ok, serverEnvironment, type ServerProcess, startServerProcess } from "./_server_process.ts";
 
@@ -59,7 +59,7 @@ interface DocView {
 
 /** A server process over a fresh store, with the generated tiny models and the external `ext-8`. */
 async function startQuire(): Promise<ServerProcess & { env: Record<string, string> }> {
-  const dir = await Deno.makeTempDir({ prefix: "quire-blackbox-" });
+  const dir = await temporaryDir("quire-blackbox-");
   const modelsFile = `${dir}/models.json`;
   await Deno.writeTextFile(modelsFile, JSON.stringify({ ...await testModels(), ...EXTERNAL_MODELS }));
   const env = { ...await serverEnvironment(modelsFile), LOG_REQUESTS: "false" };

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { pipeline } from "@huggingface/transformers";
 import { Embedder } from "../src/embedding/embedder.ts";
 import { DEFAULT_MODEL_ID, readModelRegistry } from "../src/embedding/model_registry.ts";
-import { testModels } from "./_helpers.ts";
+import { temporaryDir, testModels } from "./_helpers.ts";
 
 function cosine(a: Float32Array, b: Float32Array): number {
   return a.reduce((sum, value, i) => sum + value * b[i]!, 0);
@@ -66,7 +66,7 @@ Deno.test("a model that cannot load fails with an error, and the next call tries
 });
 
 Deno.test("MODELS_FILE must have the documented shape and define the default model", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await temporaryDir("quire-embedder-");
   const write = async (json: unknown) => {
     await Deno.writeTextFile(`${dir}/models.json`, JSON.stringify(json));
     return `${dir}/models.json`;

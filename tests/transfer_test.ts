@@ -1,7 +1,7 @@
 /** exportIndex and importIndex over HTTP: a round trip at 10,000 documents, bad lines, and re-embedding on import. */
 import assert from "node:assert/strict";
 import { QuireClient } from "../client.ts";
-import { assertJsonError, startTestServer, type TestServer } from "./_helpers.ts";
+import { assertJsonError, startTestServer, temporaryDir, type TestServer } from "./_helpers.ts";
 import { VOCAB_WORDS } from "./_model.ts";
 
 /** A deterministic pseudo-random generator, so that failures reproduce. */
@@ -100,7 +100,7 @@ Deno.test("cli export and import back up a whole project and restore it into ano
   await using to = await startTestServer();
   await from.ok({ action: "createIndex", indexName: "a", docs: corpus(30) });
   await from.ok({ action: "createIndex", indexName: "b/c", docs: corpus(5) });
-  const backup = `${await Deno.makeTempDir()}/project.jsonl`;
+  const backup = `${await temporaryDir("quire-transfer-")}/project.jsonl`;
   const cli = async (server: TestServer, args: string[], file: Deno.FsFile) => {
     const env = { QUIRE_URL: server.url.replace(/\/manage$/, ""), QUIRE_KEY: server.key };
     const command = new Deno.Command(Deno.execPath(), {
