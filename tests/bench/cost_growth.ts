@@ -65,7 +65,8 @@ function law(exponent: number): string {
   if (exponent < 0.15) return "flat or log n";
   if (exponent < 0.35) return "between log n and √n";
   if (exponent < 0.7) return "about √n";
-  return "about n";
+  if (exponent < 1.2) return "about n";
+  return "faster than n";
 }
 
 const root = new URL("../..", import.meta.url).pathname;
