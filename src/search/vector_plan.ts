@@ -39,8 +39,11 @@ export const UNTUNED_PLAN: VectorPlan = {
  * search asks for, since the graph searches with the larger of the two.
  */
 const BREADTHS = [256, 512, 1024, 2048, 4096];
-/** Prefilter depths tried, least first, up to half the index. */
-const DEPTHS = [1024, 2048, 4096, 8192, 16384, 32768];
+/**
+ * Prefilter depths tried, least first, up to half the index. Near-random vectors need about a seventh of the index:
+ * at 1,000,000 of 384 dimensions, depth 131,072 found 0.975 of the true 10 in 21.8 ms against 36.8 ms for every code.
+ */
+const DEPTHS = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144];
 /** Above the 0.95 that searches promise, for the noise of a sample; higher still on queries that are only guessed. */
 const TARGET_RECALL = 0.97;
 const SAMPLED_TARGET_RECALL = 0.98;
