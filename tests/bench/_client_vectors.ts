@@ -6,6 +6,7 @@ import { testModels } from "../_helpers.ts";
 import { PERMISSIONS, serverEnvironment, type ServerProcess, startServerProcess } from "../_server_process.ts";
 import { ok, timed } from "./_bench_helpers.ts";
 import { unitVector } from "../_vectors.ts";
+import { benchDocs } from "./_corpus.ts";
 
 /** The dimensions of the client vectors, those of MiniLM. */
 export const DIMS = 384;
@@ -38,9 +39,14 @@ export async function startClientVectorServer(
 
 /**
  * Creates the index `corpus` and loads documents `d0`… with the corpus's first `docs` vectors, 1,000 per `addDocs`;
- * returns the milliseconds the load took.
+ * returns the milliseconds the load took. With `prose`, the documents carry the benchmark's texts and metadata.
  */
-export async function loadClientVectors(server: ServerProcess, corpus: Corpus, docs: number): Promise<number> {
+export async function loadClientVectors(
+  server: ServerProcess,
+  corpus: Corpus,
+  docs: number,
+  { prose = false } = {},
+): Promise<number> {
   await ok(server, {
     action: "createIndex",
     indexName: corpus,
@@ -50,11 +56,11 @@ export async function loadClientVectors(server: ServerProcess, corpus: Corpus, d
   });
   return await timed(async () => {
     for (let from = 0; from < docs; from += BATCH) {
-      const batch = Array.from({ length: Math.min(BATCH, docs - from) }, (_, i) => ({
-        id: `d${from + i}`,
-        text: `document ${from + i}`,
-        vector: vectorOf(corpus, from + i),
-      }));
+      const count = Math.min(BATCH, docs - from);
+      const texts = prose
+        ? benchDocs("d", from, count)
+        : Array.from({ length: count }, (_, i) => ({ id: `d${from + i}`, text: `document ${from + i}` }));
+      const batch = texts.map((doc, i) => ({ ...doc, vector: vectorOf(corpus, from + i) }));
       await ok(server, { action: "addDocs", indexName: corpus, docs: batch, options: { wait: true } });
     }
   });

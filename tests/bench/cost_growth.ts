@@ -8,36 +8,15 @@
 import { parseArgs } from "node:util";
 import type { ServerProcess } from "../_server_process.ts";
 import { line, ok, rssMiB, timed } from "./_bench_helpers.ts";
-import { benchDocs, benchQueries, ms, quantile } from "./_corpus.ts";
-import { DIMS, settle, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
+import { benchQueries, ms, quantile } from "./_corpus.ts";
+import { DIMS, loadClientVectors, settle, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
 
 const args = parseArgs({ args: Deno.args, options: { large: { type: "boolean", default: false } } });
 const SIZES = args.values.large ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
-const BATCH = 1_000;
 const CLIENTS = 8;
 const QUERIES = 400;
 const MODES = ["vector", "fulltext", "hybrid"] as const;
 type Mode = typeof MODES[number];
-
-/** Loads `docs` documents with their texts, metadata and near-random vectors; returns the milliseconds it took. */
-async function load(server: ServerProcess, docs: number): Promise<number> {
-  await ok(server, {
-    action: "createIndex",
-    indexName: "growth",
-    modelId: "client-384",
-    docs: [],
-    options: { wait: true },
-  });
-  return await timed(async () => {
-    for (let from = 0; from < docs; from += BATCH) {
-      const batch = benchDocs("d", from, BATCH).map((doc, i) => ({
-        ...doc,
-        vector: vectorOf("near-random", from + i),
-      }));
-      await ok(server, { action: "addDocs", indexName: "growth", docs: batch, options: { wait: true } });
-    }
-  });
-}
 
 /** The p50 of {@link QUERIES} searches of `mode` by {@link CLIENTS} clients. */
 async function p50(server: ServerProcess, mode: Mode): Promise<number> {
@@ -49,7 +28,7 @@ async function p50(server: ServerProcess, mode: Mode): Promise<number> {
       const i = next++;
       const body = {
         action: "search",
-        indexName: "growth",
+        indexName: "near-random",
         mode,
         ...(mode === "vector" ? {} : { query: texts[i] }),
         ...(mode === "fulltext" ? {} : { vector: vectorOf("near-random", 10_000_000 + i) }),
@@ -73,7 +52,7 @@ const root = new URL("../..", import.meta.url).pathname;
 const figures = new Map<number, Record<Mode | "rss", number>>();
 for (const docs of SIZES) {
   await using server = await startClientVectorServer(root);
-  const took = await load(server, docs);
+  const took = await loadClientVectors(server, "near-random", docs, { prose: true });
   line(`${docs} docs`, `loaded in ${(took / 1000).toFixed(1)} s (${Math.round(docs / took * 1000)} docs/s, ${DIMS}-d)`);
   await settle(server);
   const row = { rss: 0 } as Record<Mode | "rss", number>;
