@@ -10,7 +10,7 @@ const OUTPUT = new URL("../src/vector_scan/kernels_wasm.ts", import.meta.url);
 /** The WebAssembly module that `kernels.wat` compiles to. */
 export async function compileKernels(): Promise<Uint8Array> {
   const wabt = await wabtInit();
-  const module = wabt.parseWat("kernels.wat", await Deno.readTextFile(SOURCE), { simd: true });
+  const module = wabt.parseWat("kernels.wat", await Deno.readTextFile(SOURCE), { simd: true, threads: true });
   try {
     return new Uint8Array(module.toBinary({}).buffer);
   } finally {

@@ -1,8 +1,9 @@
 ;; The scan kernels of quire's vector codes (see vector_codes.ts), in WebAssembly text with 128-bit SIMD.
 ;; `deno task build:kernels` compiles this file into kernels_wasm.ts; tests/vector_codes_test.ts checks that the two
-;; agree. Every row is `stride` bytes, a multiple of 16, zero-padded past the vector's own dimensions.
+;; agree. Every row is `stride` bytes, a multiple of 16, zero-padded past the vector's own dimensions. The memory is
+;; shared, so that a helper thread runs the same kernels over it (see scan_helper.ts).
 (module
-  (import "quire" "memory" (memory 1))
+  (import "quire" "memory" (memory 1 65536 shared))
 
   ;; out[i] = the dot product of row i of `codes` (int8) with `query` (int16), for `rows` rows in order.
   (func (export "dots") (param $codes i32) (param $rows i32) (param $stride i32) (param $query i32) (param $out i32)

@@ -3,10 +3,13 @@
  * as int8 codes scaled to its largest component, and as sign bits. A scan ranks codes by cosine with SIMD kernels; a
  * prefiltered scan first takes the slots whose sign bits differ least from the query's, and ranks only their codes.
  * Near-random 384-d vectors, whose codes exceed the caches, scan 8,000 of 100,000 codes in a fraction of the time of
- * all of them, since the sign bits are an eighth of their size (see "Tuned vector search" in the README).
+ * all of them, since the sign bits are an eighth of their size (see "Tuned vector search" in the README). Each kernel
+ * pass of a large scan runs in two halves, one on a helper thread (see {@link ParallelKernels}).
  */
 import { BestSlots } from "./best_slots.ts";
-import { type ScanKernels, scanKernels } from "./scan_kernels.ts";
+import { scanKernels } from "./scan_kernels.ts";
+import { ParallelKernels } from "./scan_helper.ts";
+import type { KernelName } from "./helper_protocol.ts";
 import { grownTo } from "../util/typed_arrays.ts";
 
 const PAGE_BYTES = 65_536;
@@ -16,6 +19,12 @@ const STEP_BYTES = 16;
 const CUT_SAMPLE = 16_384;
 /** The largest memory a WebAssembly memory of 32-bit addresses holds. */
 const MAX_PAGES = 65_536;
+/**
+ * Kernel passes over at least this many rows (of codes, bits or distances), or listed rows, run in two halves, one on
+ * the helper thread; smaller ones cost less than handing half over (about 10 µs).
+ */
+const SPLIT_ROWS = 8_192;
+const SPLIT_LISTED = 1_024;
 
 /** Where each area lies in the memory, for a capacity of rows. */
 interface Layout {
@@ -39,7 +48,7 @@ export class VectorCodes {
   readonly #stride: number;
   readonly #bitStride: number;
   readonly #memory: WebAssembly.Memory;
-  readonly #kernels: ScanKernels;
+  readonly #parallel: ParallelKernels;
   #layout: Layout;
   /** Each slot's code length's inverse (the cosine's divisor); 0 for a slot without a vector. */
   #inverseNorms = new Float32Array(0);
@@ -53,8 +62,12 @@ export class VectorCodes {
     this.#stride = roundUp(dims, STEP_BYTES);
     this.#bitStride = roundUp(Math.ceil(dims / 8), STEP_BYTES);
     this.#layout = this.#layoutFor(0);
-    this.#memory = new WebAssembly.Memory({ initial: Math.ceil(this.#layout.end / PAGE_BYTES), maximum: MAX_PAGES });
-    this.#kernels = scanKernels(this.#memory);
+    this.#memory = new WebAssembly.Memory({
+      initial: Math.ceil(this.#layout.end / PAGE_BYTES),
+      maximum: MAX_PAGES,
+      shared: true,
+    });
+    this.#parallel = new ParallelKernels(this.#memory, scanKernels(this.#memory));
   }
 
   /** Bytes of memory the codes hold. */
@@ -124,7 +137,13 @@ export class VectorCodes {
 
   #rankAll(count: number): number[] {
     const { codes, query, out } = this.#layout;
-    this.#kernels.dots(codes, this.#rows, this.#stride, query, out);
+    const stride = this.#stride;
+    this.#inHalves(
+      "dots",
+      this.#rows,
+      SPLIT_ROWS,
+      (from, to) => [codes + from * stride, to - from, stride, query, out + from * 4],
+    );
     const dots = new Int32Array(this.#memory.buffer, out, this.#rows);
     const best = new BestSlots(count);
     for (let slot = 0; slot < this.#rows; slot++) {
@@ -136,7 +155,13 @@ export class VectorCodes {
   /** Ranks by their codes the first `length` rows listed in the ids area. */
   #rankAmong(count: number, length: number): number[] {
     const { codes, ids, query, out } = this.#layout;
-    this.#kernels.dotsAt(codes, ids, length, this.#stride, query, out);
+    const stride = this.#stride;
+    this.#inHalves(
+      "dotsAt",
+      length,
+      SPLIT_LISTED,
+      (from, to) => [codes, ids + from * 4, to - from, stride, query, out + from * 4],
+    );
     const slots = new Int32Array(this.#memory.buffer, ids, length);
     const dots = new Int32Array(this.#memory.buffer, out, length);
     const best = new BestSlots(count);
@@ -153,7 +178,14 @@ export class VectorCodes {
    */
   #nearestBits(depth: number): number {
     const { bits, ids, out, queryBits } = this.#layout;
-    this.#kernels.hamming(bits, this.#rows, this.#bitStride, queryBits, out);
+    const rows = this.#rows;
+    const bitStride = this.#bitStride;
+    this.#inHalves(
+      "hamming",
+      rows,
+      SPLIT_ROWS,
+      (from, to) => [bits + from * bitStride, to - from, bitStride, queryBits, out + from * 4],
+    );
     const distances = new Int32Array(this.#memory.buffer, out, this.#rows);
     const histogram = new Int32Array(this.#bitStride * 8 + 1);
     const every = Math.max(1, Math.floor(this.#rows / CUT_SAMPLE));
@@ -162,7 +194,36 @@ export class VectorCodes {
     let cut = 0;
     let below = 0;
     while (cut < histogram.length - 1 && below + histogram[cut]! < wanted) below += histogram[cut++]!;
-    return this.#kernels.within(out, this.#rows, cut, Math.round((wanted - below) * every), ids);
+    // Each half lists its rows from its own start, and takes its share of the ties at the cut.
+    const ties = Math.round((wanted - below) * every);
+    const [half, first, second] = this.#inHalves(
+      "within",
+      rows,
+      SPLIT_ROWS,
+      (from, to) => [out + from * 4, to - from, cut, Math.round(ties * (to - from) / rows), ids + from * 4],
+    );
+    const listed = new Int32Array(this.#memory.buffer, ids, rows);
+    for (let i = 0; i < second; i++) listed[first + i] = listed[half + i]! + half;
+    return first + second;
+  }
+
+  /**
+   * Runs `kernel` over `rows` rows in two halves, the second on the helper thread, with `argsFor(from, to)` giving the
+   * arguments for rows [from, to); fewer than `least` rows run here, whole. Returns where the second half starts and
+   * each half's result.
+   */
+  #inHalves(
+    kernel: KernelName,
+    rows: number,
+    least: number,
+    argsFor: (from: number, to: number) => number[],
+  ): [number, number, number] {
+    const run = (args: number[]) => this.#parallel.run(kernel, args);
+    if (rows < least) return [rows, run(argsFor(0, rows)), 0];
+    const half = rows >> 1;
+    let first = 0;
+    const second = this.#parallel.alongside(kernel, argsFor(half, rows), () => first = run(argsFor(0, half)));
+    return [half, first, second];
   }
 
   /** Makes room for `rows` rows, moving the codes and bits to their places in a larger memory when needed. */
