@@ -2,8 +2,10 @@
  * `deno task bench:growth`: how search latency and memory grow with the index (issue 16's target 9). For 10,000 and
  * 100,000 documents (and 1,000,000 with `--large`), each in a fresh server: the benchmark's texts (20-60 words) with
  * near-random 384-d client vectors, loaded 1,000 per `addDocs`; then, once settled, the p50 of vector, fulltext and
- * hybrid searches at 8 clients, and the server's RSS after them. Last, the growth between sizes: the exponent b of
- * p50 ∝ nᵇ, and the plainest law it fits.
+ * hybrid searches at 8 clients, the server's RSS after them, and hybrid's recall@10 against the exhaustive fusion.
+ * Last, the growth between sizes: the exponent b of p50 ∝ nᵇ, and the plainest law it fits. With `--before <dir>`, each
+ * size runs first on a server started from another checkout (e.g. a git worktree of an earlier commit), and the ratios
+ * follow.
  */
 import { parseArgs } from "node:util";
 import type { ServerProcess } from "../_server_process.ts";
@@ -11,11 +13,16 @@ import { line, ok, rssMiB, timed } from "./_bench_helpers.ts";
 import { benchQueries, ms, quantile } from "./_corpus.ts";
 import { DIMS, loadClientVectors, settle, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
 
-const args = parseArgs({ args: Deno.args, options: { large: { type: "boolean", default: false } } });
+const args = parseArgs({
+  args: Deno.args,
+  options: { large: { type: "boolean", default: false }, before: { type: "string" } },
+});
 const SIZES = args.values.large ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
 const CLIENTS = 8;
 const QUERIES = 400;
+const RECALL_QUERIES = 100;
 const MODES = ["vector", "fulltext", "hybrid"] as const;
+type Result = { hits: { id: string }[] };
 type Mode = typeof MODES[number];
 
 /** The p50 of {@link QUERIES} searches of `mode` by {@link CLIENTS} clients. */
@@ -48,33 +55,64 @@ function law(exponent: number): string {
   return "faster than n";
 }
 
-const root = new URL("../..", import.meta.url).pathname;
-const figures = new Map<number, Record<Mode | "rss", number>>();
-for (const docs of SIZES) {
-  await using server = await startClientVectorServer(root);
-  const took = await loadClientVectors(server, "near-random", docs, { prose: true });
-  line(`${docs} docs`, `loaded in ${(took / 1000).toFixed(1)} s (${Math.round(docs / took * 1000)} docs/s, ${DIMS}-d)`);
-  await settle(server);
-  const row = { rss: 0 } as Record<Mode | "rss", number>;
-  for (const mode of MODES) {
-    await p50(server, mode);
-    row[mode] = await p50(server, mode);
+/** The share of hybrid's top 10 that the exhaustive fusion (a filter makes the search score every document) holds. */
+async function hybridRecall(server: ServerProcess): Promise<number> {
+  const texts = benchQueries(RECALL_QUERIES, 7);
+  let found = 0;
+  for (let i = 0; i < RECALL_QUERIES; i++) {
+    const body = {
+      action: "search",
+      indexName: "near-random",
+      mode: "hybrid",
+      query: texts[i],
+      vector: vectorOf("near-random", 20_000_000 + i),
+    };
+    const exhaustive = new Set((await ok<Result>(server, { ...body, filter: {} })).hits.map((hit) => hit.id));
+    found += (await ok<Result>(server, body)).hits.filter((hit) => exhaustive.has(hit.id)).length;
   }
-  row.rss = await rssMiB(server.pid);
-  figures.set(docs, row);
-  line(
-    `${docs} docs`,
-    `p50 at ${CLIENTS} clients: ${MODES.map((mode) => `${mode} ${ms(row[mode])}`).join(", ")}; ` +
-      `RSS ${Math.round(row.rss)} MiB`,
-  );
+  return found / (RECALL_QUERIES * 10);
 }
-for (let i = 1; i < SIZES.length; i++) {
-  const [from, to] = [SIZES[i - 1]!, SIZES[i]!];
-  const growth = (key: Mode | "rss") => {
-    const exponent = Math.log(figures.get(to)![key] / figures.get(from)![key]) / Math.log(to / from);
-    return `${key} ×${(figures.get(to)![key] / figures.get(from)![key]).toFixed(2)} (n^${exponent.toFixed(2)}, ${
-      law(exponent)
-    })`;
-  };
-  line(`${from} → ${to}`, [...MODES, "rss" as const].map(growth).join("; "));
+
+const roots: [string, string][] = [["", new URL("../..", import.meta.url).pathname]];
+if (args.values.before !== undefined) roots.unshift(["before ", args.values.before], ["after ", roots.pop()![1]]);
+const figures = new Map<string, Record<Mode | "rss", number>>();
+for (const docs of SIZES) {
+  for (const [name, root] of roots) {
+    await using server = await startClientVectorServer(root);
+    const took = await loadClientVectors(server, "near-random", docs, { prose: true });
+    line(
+      `${name}${docs} docs`,
+      `loaded in ${(took / 1000).toFixed(1)} s (${Math.round(docs / took * 1000)} docs/s, ${DIMS}-d)`,
+    );
+    await settle(server);
+    const row = { rss: 0 } as Record<Mode | "rss", number>;
+    for (const mode of MODES) {
+      await p50(server, mode);
+      row[mode] = await p50(server, mode);
+    }
+    row.rss = await rssMiB(server.pid);
+    figures.set(`${name}${docs}`, row);
+    line(
+      `${name}${docs} docs`,
+      `p50 at ${CLIENTS} clients: ${MODES.map((mode) => `${mode} ${ms(row[mode])}`).join(", ")}; ` +
+        `RSS ${Math.round(row.rss)} MiB; hybrid recall@10 ${(await hybridRecall(server)).toFixed(3)} ` +
+        `against the exhaustive fusion`,
+    );
+  }
+}
+for (const [name] of roots) {
+  for (let i = 1; i < SIZES.length; i++) {
+    const [from, to] = [figures.get(`${name}${SIZES[i - 1]}`)!, figures.get(`${name}${SIZES[i]}`)!];
+    const growth = (key: Mode | "rss") => {
+      const exponent = Math.log(to[key] / from[key]) / Math.log(SIZES[i]! / SIZES[i - 1]!);
+      return `${key} ×${(to[key] / from[key]).toFixed(2)} (n^${exponent.toFixed(2)}, ${law(exponent)})`;
+    };
+    line(`${name}${SIZES[i - 1]} → ${SIZES[i]}`, [...MODES, "rss" as const].map(growth).join("; "));
+  }
+}
+if (args.values.before !== undefined) {
+  for (const docs of SIZES) {
+    const [before, after] = [figures.get(`before ${docs}`)!, figures.get(`after ${docs}`)!];
+    line(`${docs} docs`, MODES.map((mode) => `${mode} ${(before[mode] / after[mode]).toFixed(2)}× faster`).join(", "));
+  }
 }
