@@ -24,11 +24,17 @@ export class BestSlots {
     this.#sink(slot, score);
   }
 
-  /** The slots kept, best first. */
+  /**
+   * The slots kept, best first; it empties the heap. Pops the least at a time into the result's end: a comparator sort
+   * of 800 slots cost a hybrid search a tenth of a millisecond.
+   */
   sorted(): number[] {
-    const order = Array.from({ length: this.#size }, (_, i) => i);
-    order.sort((a, b) => this.#scores[b]! - this.#scores[a]!);
-    return order.map((i) => this.#slots[i]!);
+    const result = new Array<number>(this.#size);
+    while (this.#size > 0) {
+      result[--this.#size] = this.#slots[0]!;
+      if (this.#size > 0) this.#sink(this.#slots[this.#size]!, this.#scores[this.#size]!);
+    }
+    return result;
   }
 
   /** Adds at the end of a heap whose root is its least score, and sifts up. */
@@ -44,7 +50,7 @@ export class BestSlots {
     this.#slots[at] = slot;
   }
 
-  /** Replaces the root with a better offer, and sifts down. */
+  /** Puts a slot in the root's place (a better offer, or the last when popping), and sifts it down. */
   #sink(slot: number, score: number): void {
     let at = 0;
     for (;;) {
