@@ -6,7 +6,7 @@ import { VectorStore } from "../src/search/vector_store.ts";
 import { EXACT_SEARCH_MAX_VECTORS, SearchIndex, type SearchQuery } from "../src/search/search_index.ts";
 import { decodeSearchSnapshot, encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
 import type { DocChange, StoredDoc } from "../src/storage/doc_records.ts";
-import { compareCodePoints, rankPage } from "../src/search/ranking.ts";
+import { bestPositions, compareCodePoints, rankPage } from "../src/search/ranking.ts";
 import { fuseScores, fusionScale } from "../src/search/hybrid_fusion.ts";
 import { parseFilter } from "../src/search/metadata_filter.ts";
 
@@ -82,6 +82,33 @@ Deno.test("full-text scores are Okapi BM25 with raw term counts and lengths", ()
   assert.deepEqual(exact("apples").slots.sort(), [0, 1], "a stemmed word matches");
   index.remove(0, "apple apple apple pie");
   assert.deepEqual(exact("apple").slots, [1]);
+});
+
+Deno.test("BM25 sums kept between searches start from zero each time, even after a filter threw", () => {
+  const texts = Array.from({ length: 300 }, (_, i) => textOf(i));
+  const used = new TextIndex();
+  texts.forEach((text, slot) => used.add(slot, text));
+  const fresh = () => {
+    const index = new TextIndex();
+    texts.forEach((text, slot) => index.add(slot, text));
+    return index;
+  };
+  const exact = { typoTolerance: false, prefix: false };
+  const queries = ["w1 w18 w35", "w35 w52", "w1", "w200 w217 w18 w69"];
+  assert.throws(() =>
+    used.scores(used.query("w1 w18", exact), () => {
+      throw new Error("a broken filter");
+    })
+  );
+  for (const text of queries) {
+    const query = used.query(text, exact);
+    assert.deepEqual(used.scores(query), fresh().scores(fresh().query(text, exact)), text);
+    used.withScores(query, undefined, ({ slots, scores }, scoreOf) => {
+      slots.forEach((slot, i) => assert.equal(scoreOf(slot), scores[i], `${text}: slot ${slot}`));
+      const matched = new Set(slots);
+      for (let slot = 0; slot < texts.length; slot++) if (!matched.has(slot)) assert.equal(scoreOf(slot), 0);
+    });
+  }
 });
 
 Deno.test("re-indexing a document replaces its terms, vector and metadata", () => {
@@ -275,6 +302,18 @@ Deno.test("rankPage returns the same pages as a full sort, ties broken by id", (
   for (const [offset, limit] of [[0, 10], [5, 7], [490, 100], [0, 500], [600, 10]] as const) {
     const page = rankPage(scores, (i) => ids[i]!, { offset, limit }).map((i) => ({ id: ids[i]!, score: scores[i]! }));
     assert.deepEqual(page, sorted.slice(offset, offset + limit), `${offset}+${limit}`);
+  }
+});
+
+Deno.test("bestPositions keeps the places of rankPage's first page, ties at the cut broken by id", () => {
+  const next = random(5);
+  const ids = Array.from({ length: 2_000 }, (_, i) => `id${(i * 7919) % 2_000}`);
+  // Few distinct scores, so that many tie at every cut.
+  const scores = ids.map(() => Math.round(next() * 10) / 10);
+  for (const count of [0, 1, 10, 199, 500, 1_999, 2_000, 3_000]) {
+    const best = bestPositions(scores, (i) => ids[i]!, count).sort((a, b) => a - b);
+    const ranked = rankPage(scores, (i) => ids[i]!, { offset: 0, limit: count }).sort((a, b) => a - b);
+    assert.deepEqual(best, ranked, `the best ${count}`);
   }
 });
 

@@ -43,6 +43,30 @@ export function rankPage(scores: ArrayLike<number>, idOf: (position: number) => 
 }
 
 /**
+ * The positions of the `count` best of `scores`, in no order: those above the `count`th best score, and as many of
+ * those tied with it as fit, the least ids first. The same set as the first `count` of {@link rankPage}'s order, without
+ * ordering it: only the ties at the cut compare ids.
+ */
+export function bestPositions(scores: ArrayLike<number>, idOf: (position: number) => string, count: number): number[] {
+  if (scores.length <= count) return Array.from({ length: scores.length }, (_, position) => position);
+  if (count <= 0) return [];
+  const least = kthLargest(scores, count);
+  const best: number[] = [];
+  const tied: number[] = [];
+  for (let position = 0; position < scores.length; position++) {
+    if (scores[position]! > least) best.push(position);
+    else if (scores[position] === least) tied.push(position);
+  }
+  // Thousands may tie (one common word, documents of one length): a heap keeps the least ids without sorting them all.
+  const kept = rankPageBy(tied.length, (a, b) => compareCodePoints(idOf(tied[a]!), idOf(tied[b]!)) < 0, {
+    offset: 0,
+    limit: count - best.length,
+  });
+  for (const i of kept) best.push(tied[i]!);
+  return best;
+}
+
+/**
  * Past this many scores per place wanted, the places' least score is found first by selection, and the heap orders only
  * what reaches it: the heap's comparisons of tied scores by id cost the most. The best 500 of 30,000 BM25 scores took
  * 1.7 ms by the heap alone.

@@ -12,7 +12,8 @@ import type { SearchMode } from "./search_mode.ts";
 import type { AnnIndex } from "./ann_index.ts";
 import type { MetadataFilter } from "./metadata_filter.ts";
 import { fuseScores, fusionScale } from "./hybrid_fusion.ts";
-import { type Page, rankPage } from "./ranking.ts";
+import { bestPositions, type Page, rankPage } from "./ranking.ts";
+import { SlotValues } from "./slot_values.ts";
 import { type MatchOptions, TextIndex, type TextQuery } from "./text_index.ts";
 import { type Analyzer, analyzerFor } from "../fulltext/analyzer.ts";
 import { type FacetCounts, facetCounts, type FacetRequest } from "./facet_counts.ts";
@@ -171,7 +172,7 @@ interface DocScores extends SlotScores {
 /** Scored documents of a search, how many matched, and each one's best passage slot where vectors were scored. */
 interface Found extends SlotScores {
   total: number;
-  best?: Map<number, number>;
+  best?: number[];
 }
 
 /** The searchable state of one index at one revision. */
@@ -201,6 +202,8 @@ export class SearchIndex {
   #recentQueries: Float32Array[] = [];
   /** Open snapshot views, told of each slot before it changes. */
   readonly #views = new Set<SnapshotView>();
+  /** A hybrid search's cosines by document slot. */
+  readonly #cosines = new SlotValues();
   /** Metadata fields that facets and sort have asked for, as columns. */
   readonly #columns = new MetadataColumns((slot) => this.#contents[slot]?.metadata, () => this.#ids.length);
 
@@ -366,34 +369,53 @@ export class SearchIndex {
       : this.#candidateCount(query.mode === "vector" ? wanted : Math.max(HYBRID_POOL, wanted), keep);
     const vector = candidates === undefined
       ? this.#docScores(queryVector, this.#passagesOf(this.#occupiedSlots(keep)))
-      : this.#docScores(queryVector, this.#passagesOf(this.#ownersOf(this.#nearestPassages(queryVector, candidates))));
-    const best = new Map(vector.slots.map((slot, i) => [slot, vector.best[i]!]));
+      : this.#docScores(queryVector, this.#candidatePassages(queryVector, candidates));
     const total = candidates === undefined ? vector.slots.length : this.size;
-    if (textQuery === undefined) return { ...vector, total, best };
-    // Hybrid: every scored document is a candidate, and so are the best BM25 matches (a scan scored them all). Each
-    // candidate fuses its own BM25 score, and the scale comes from the pool, so a document scores the same on every
-    // page, found by the graph or by a scan.
-    const textScores = this.#text.scores(textQuery, keep);
-    // Best first, so that the pool's best matches are its head.
-    const text = this.#best(
-      textScores,
-      candidates === undefined ? HYBRID_POOL : Math.max(HYBRID_TEXT_CANDIDATES, wanted),
-    );
-    const cosines = new Map(vector.slots.map((slot, i) => [slot, vector.scores[i]!]));
-    const missing = text.slots.filter((slot) => !cosines.has(slot));
-    const extra = this.#docScores(queryVector, this.#passagesOf(missing));
-    extra.slots.forEach((slot, i) => {
-      cosines.set(slot, extra.scores[i]!);
-      best.set(slot, extra.best[i]!);
-    });
-    const poolText = text.slots.slice(0, HYBRID_POOL);
-    const pool = [...this.#best(vector, HYBRID_POOL).slots, ...poolText].map((slot) => cosines.get(slot)!);
-    const scale = fusionScale(pool, text.scores[0] ?? 0);
-    const bm25 = new Float64Array(this.#ids.length);
-    textScores.slots.forEach((slot, i) => bm25[slot] = textScores.scores[i]!);
-    const slots = [...cosines.keys()];
-    const fused = fuseScores(slots.map((slot) => cosines.get(slot)!), slots.map((slot) => bm25[slot]!), scale);
-    return { slots, scores: fused, total, best };
+    if (textQuery === undefined) return { ...vector, total };
+    const textCount = candidates === undefined ? HYBRID_POOL : Math.max(HYBRID_TEXT_CANDIDATES, wanted);
+    try {
+      const fused = this.#text.withScores(
+        textQuery,
+        keep,
+        (text, bm25) => this.#fuse(queryVector, vector, text, bm25, textCount),
+      );
+      return { ...fused, total };
+    } finally {
+      this.#cosines.clear();
+    }
+  }
+
+  /**
+   * Hybrid: every document the vector side scored is a candidate, and so are the `textCount` best BM25 matches (a scan
+   * scored them all). Each candidate fuses its own BM25 score, and the scale comes from the pool, so a document scores
+   * the same on every page, found by the graph or by a scan. Fills {@link #cosines}.
+   */
+  #fuse(
+    query: Float32Array,
+    vector: DocScores,
+    text: SlotScores,
+    bm25: (slot: number) => number,
+    textCount: number,
+  ): DocScores {
+    let maxText = 0;
+    for (const score of text.scores) maxText = Math.max(maxText, score);
+    const textBest = bestPositions(text.scores, (i) => this.#ids[text.slots[i]!]!, textCount);
+    const textSlots = textBest.map((i) => text.slots[i]!);
+    const poolText = bestPositions(textBest.map((i) => text.scores[i]!), (i) => this.#ids[textSlots[i]!]!, HYBRID_POOL)
+      .map((i) => textSlots[i]!);
+    const cosines = this.#cosines;
+    vector.slots.forEach((slot, i) => cosines.set(slot, vector.scores[i]!));
+    const extra = this.#docScores(query, this.#passagesOf(textSlots.filter((slot) => !cosines.has(slot))));
+    extra.slots.forEach((slot, i) => cosines.set(slot, extra.scores[i]!));
+    const poolVector = bestPositions(vector.scores, (i) => this.#ids[vector.slots[i]!]!, HYBRID_POOL)
+      .map((i) => vector.slots[i]!);
+    const scale = fusionScale([...poolVector, ...poolText].map((slot) => cosines.get(slot)), maxText);
+    const slots = [...vector.slots, ...extra.slots];
+    return {
+      slots,
+      scores: fuseScores(slots.map((slot) => cosines.get(slot)), slots.map(bm25), scale),
+      best: [...vector.best, ...extra.best],
+    };
   }
 
   /**
@@ -508,9 +530,22 @@ export class SearchIndex {
     return [...picked];
   }
 
-  /** Scores passages and keeps each document's best. */
+  /**
+   * The passages to score for the `count` nearest candidates: where every document is one passage, the candidates
+   * themselves; otherwise every passage of the documents that own them (see {@link #ownersOf}).
+   */
+  #candidatePassages(query: Float32Array, count: number): number[] {
+    const nearest = this.#nearestPassages(query, count);
+    return this.#passageCount === this.size ? nearest : this.#passagesOf(this.#ownersOf(nearest));
+  }
+
+  /** Scores passages (each one at most once) and keeps each document's best. */
   #docScores(query: Float32Array, passages: Iterable<number>): DocScores {
     const found = this.#vectors.scores(query, passages);
+    if (this.#passageCount === this.size) {
+      // Every document is one passage: each passage scored is a document of its own.
+      return { slots: found.slots.map((passage) => this.#owners[passage]!), scores: found.scores, best: found.slots };
+    }
     const result: DocScores = { slots: [], scores: [], best: [] };
     const at = new Map<number, number>();
     found.slots.forEach((passage, i) => {
@@ -590,16 +625,10 @@ export class SearchIndex {
     return positions.map((i) => {
       const slot = found.slots[i]!;
       const hit: ScoredDoc = { id: this.#ids[slot]!, score: found.scores[i]! };
-      const passage = found.best?.get(slot);
+      const passage = found.best?.[i];
       if (passage !== undefined) hit.passage = this.#passages[slot]!.indexOf(passage);
       return hit;
     });
-  }
-
-  /** The `count` best of `found`. */
-  #best(found: SlotScores, count: number): SlotScores {
-    const best = this.#top(found, { offset: 0, limit: count });
-    return { slots: best.map((i) => found.slots[i]!), scores: best.map((i) => found.scores[i]!) };
   }
 
   #top(found: SlotScores, page: Page): number[] {

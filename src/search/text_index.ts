@@ -61,6 +61,14 @@ export interface TextQuery {
   terms: ReadonlySet<string>;
 }
 
+/** A term a query word matches, as scoring reads it. */
+interface MatchedTerm {
+  holders: Set<number>;
+  /** The term's inverse document frequency, times the match's weight. */
+  idf: number;
+  repeats: Map<number, number> | undefined;
+}
+
 /** A full-text index of document texts, by slot. */
 export class TextIndex {
   readonly analyzer: Analyzer;
@@ -76,6 +84,12 @@ export class TextIndex {
   /** Slot-term pairs held: what the index's memory grows with. */
   #postings = 0;
   #factors: { lengthNorms: Float64Array; singles: Float64Array } | undefined;
+  /**
+   * Per slot, a search's running BM25 sum and the best match of its current query word: kept between searches (each
+   * search zeroes what it set), since allocating them took a tenth of a search of 100,000 documents.
+   */
+  #sums = new Float64Array(0);
+  #bestMatches = new Float64Array(0);
 
   constructor(analyzer: Analyzer = analyzerFor()) {
     this.analyzer = analyzer;
@@ -153,52 +167,82 @@ export class TextIndex {
    * the best of its matches, each weighted.
    */
   scores(query: TextQuery, keep?: (slot: number) => boolean): SlotScores {
+    return this.withScores(query, keep, (found) => found);
+  }
+
+  /**
+   * Calls `use` with what {@link scores} returns and a lookup of any slot's score (0 where it matches nothing), which
+   * serves only during the call: it reads the sums as the search left them, so that a few hundred slots are looked up
+   * without a map of every match.
+   */
+  withScores<T>(
+    query: TextQuery,
+    keep: ((slot: number) => boolean) | undefined,
+    use: (found: SlotScores, scoreOf: (slot: number) => number) => T,
+  ): T {
     const result: SlotScores = { slots: [], scores: [] };
-    if (this.#docs === 0) return result;
+    if (this.#docs === 0) return use(result, () => 0);
     const { lengthNorms, singles } = this.#lengthFactors();
-    const sums = new Float64Array(lengthNorms.length);
+    if (this.#sums.length < lengthNorms.length) {
+      this.#sums = new Float64Array(lengthNorms.length);
+      this.#bestMatches = new Float64Array(lengthNorms.length);
+    }
+    const sums = this.#sums;
     const touched: number[] = [];
     // Per slot, the best match of the current word; only needed when a word has more than one.
-    const best = new Float64Array(lengthNorms.length);
+    const best = this.#bestMatches;
     const bestTouched: number[] = [];
-    for (const matches of query.words) {
-      const alone = matches.length === 1;
-      for (const { term, weight } of matches) {
-        const holders = this.#node(term)?.d;
-        if (holders === undefined || holders.size === 0) continue;
-        const idf = weight * Math.log(1 + (this.#docs - holders.size + 0.5) / (holders.size + 0.5));
-        const repeats = this.#repeats.get(term);
-        if (alone) {
-          // Every holder as if it held the term once, then the few that hold it more often get the difference.
+    try {
+      for (const matches of this.#matchedTerms(query)) {
+        const alone = matches.length === 1;
+        for (const { holders, idf, repeats } of matches) {
+          if (alone) {
+            // Every holder as if it held the term once, then the few that hold it more often get the difference.
+            for (const slot of holders) {
+              if (sums[slot] === 0) touched.push(slot);
+              sums[slot]! += idf * singles[slot]!;
+            }
+            for (const [slot, tf] of repeats ?? []) {
+              sums[slot]! += idf * (tf * (K1 + 1) / (tf + lengthNorms[slot]!) - singles[slot]!);
+            }
+            continue;
+          }
           for (const slot of holders) {
-            if (sums[slot] === 0) touched.push(slot);
-            sums[slot]! += idf * singles[slot]!;
+            const tf = repeats?.get(slot);
+            const score = idf * (tf === undefined ? singles[slot]! : tf * (K1 + 1) / (tf + lengthNorms[slot]!));
+            if (best[slot] === 0) bestTouched.push(slot);
+            if (score > best[slot]!) best[slot] = score;
           }
-          for (const [slot, tf] of repeats ?? []) {
-            sums[slot]! += idf * (tf * (K1 + 1) / (tf + lengthNorms[slot]!) - singles[slot]!);
-          }
-          continue;
         }
-        for (const slot of holders) {
-          const tf = repeats?.get(slot);
-          const score = idf * (tf === undefined ? singles[slot]! : tf * (K1 + 1) / (tf + lengthNorms[slot]!));
-          if (best[slot] === 0) bestTouched.push(slot);
-          if (score > best[slot]!) best[slot] = score;
+        for (const slot of bestTouched) {
+          if (sums[slot] === 0) touched.push(slot);
+          sums[slot]! += best[slot]!;
+          best[slot] = 0;
         }
+        bestTouched.length = 0;
       }
-      for (const slot of bestTouched) {
-        if (sums[slot] === 0) touched.push(slot);
-        sums[slot]! += best[slot]!;
-        best[slot] = 0;
+      for (const slot of touched) {
+        if (keep !== undefined && !keep(slot)) continue;
+        result.slots.push(slot);
+        result.scores.push(sums[slot]!);
       }
-      bestTouched.length = 0;
+      return use(result, (slot) => sums[slot] ?? 0);
+    } finally {
+      for (const slot of touched) sums[slot] = 0;
+      for (const slot of bestTouched) best[slot] = 0;
     }
-    for (const slot of touched) {
-      if (keep !== undefined && !keep(slot)) continue;
-      result.slots.push(slot);
-      result.scores.push(sums[slot]!);
-    }
-    return result;
+  }
+
+  /** Per query word, the terms it matches that some slot holds: their holders, weighted idf and repeat counts. */
+  #matchedTerms(query: TextQuery): MatchedTerm[][] {
+    return query.words.map((matches) =>
+      matches.flatMap(({ term, weight }) => {
+        const holders = this.#node(term)?.d;
+        if (holders === undefined || holders.size === 0) return [];
+        const idf = weight * Math.log(1 + (this.#docs - holders.size + 0.5) / (holders.size + 0.5));
+        return [{ holders, idf, repeats: this.#repeats.get(term) }];
+      })
+    );
   }
 
   /**
@@ -252,7 +296,8 @@ export class TextIndex {
 
   /** Bytes of memory it holds, estimated from its postings (a radix tree of terms, each with a set of slots). */
   get bytes(): number {
-    return this.#postings * BYTES_PER_POSTING + this.#variantCount * BYTES_PER_VARIANT + this.#lengths.byteLength;
+    return this.#postings * BYTES_PER_POSTING + this.#variantCount * BYTES_PER_VARIANT + this.#lengths.byteLength +
+      this.#sums.byteLength + this.#bestMatches.byteLength;
   }
 
   /** The number of terms (repeats included) in the text of a slot. */
