@@ -13,7 +13,6 @@ import type { AnnIndex } from "./ann_index.ts";
 import type { MetadataFilter } from "./metadata_filter.ts";
 import { fuseScores, fusionScale } from "./hybrid_fusion.ts";
 import { bestPositions, type Page, rankPage } from "./ranking.ts";
-import { SlotValues } from "./slot_values.ts";
 import { type MatchOptions, TextIndex, type TextQuery } from "./text_index.ts";
 import { type Analyzer, analyzerFor } from "../fulltext/analyzer.ts";
 import { type FacetCounts, facetCounts, type FacetRequest } from "./facet_counts.ts";
@@ -202,8 +201,6 @@ export class SearchIndex {
   #recentQueries: Float32Array[] = [];
   /** Open snapshot views, told of each slot before it changes. */
   readonly #views = new Set<SnapshotView>();
-  /** A hybrid search's cosines by document slot. */
-  readonly #cosines = new SlotValues();
   /** Metadata fields that facets and sort have asked for, as columns. */
   readonly #columns = new MetadataColumns((slot) => this.#contents[slot]?.metadata, () => this.#ids.length);
 
@@ -373,22 +370,18 @@ export class SearchIndex {
     const total = candidates === undefined ? vector.slots.length : this.size;
     if (textQuery === undefined) return { ...vector, total };
     const textCount = candidates === undefined ? HYBRID_POOL : Math.max(HYBRID_TEXT_CANDIDATES, wanted);
-    try {
-      const fused = this.#text.withScores(
-        textQuery,
-        keep,
-        (text, bm25) => this.#fuse(queryVector, vector, text, bm25, textCount),
-      );
-      return { ...fused, total };
-    } finally {
-      this.#cosines.clear();
-    }
+    const fused = this.#text.withScores(
+      textQuery,
+      keep,
+      (text, bm25) => this.#fuse(queryVector, vector, text, bm25, textCount),
+    );
+    return { ...fused, total };
   }
 
   /**
    * Hybrid: every document the vector side scored is a candidate, and so are the `textCount` best BM25 matches (a scan
    * scored them all). Each candidate fuses its own BM25 score, and the scale comes from the pool, so a document scores
-   * the same on every page, found by the graph or by a scan. Fills {@link #cosines}.
+   * the same on every page, found by the graph or by a scan.
    */
   #fuse(
     query: Float32Array,
@@ -403,17 +396,17 @@ export class SearchIndex {
     const textSlots = textBest.map((i) => text.slots[i]!);
     const poolText = bestPositions(textBest.map((i) => text.scores[i]!), (i) => this.#ids[textSlots[i]!]!, HYBRID_POOL)
       .map((i) => textSlots[i]!);
-    const cosines = this.#cosines;
-    vector.slots.forEach((slot, i) => cosines.set(slot, vector.scores[i]!));
+    // A map serves for the cosines of about 1,300 candidates; BM25, with 30,000 matches, reads the text side's sums.
+    const cosines = new Map(vector.slots.map((slot, i) => [slot, vector.scores[i]!]));
     const extra = this.#docScores(query, this.#passagesOf(textSlots.filter((slot) => !cosines.has(slot))));
     extra.slots.forEach((slot, i) => cosines.set(slot, extra.scores[i]!));
     const poolVector = bestPositions(vector.scores, (i) => this.#ids[vector.slots[i]!]!, HYBRID_POOL)
       .map((i) => vector.slots[i]!);
-    const scale = fusionScale([...poolVector, ...poolText].map((slot) => cosines.get(slot)), maxText);
+    const scale = fusionScale([...poolVector, ...poolText].map((slot) => cosines.get(slot)!), maxText);
     const slots = [...vector.slots, ...extra.slots];
     return {
       slots,
-      scores: fuseScores(slots.map((slot) => cosines.get(slot)), slots.map(bm25), scale),
+      scores: fuseScores(slots.map((slot) => cosines.get(slot)!), slots.map(bm25), scale),
       best: [...vector.best, ...extra.best],
     };
   }
@@ -530,20 +523,25 @@ export class SearchIndex {
     return [...picked];
   }
 
+  /** Whether every document is one passage (each has at least one). */
+  get #onePassageEach(): boolean {
+    return this.#passageCount === this.size;
+  }
+
   /**
    * The passages to score for the `count` nearest candidates: where every document is one passage, the candidates
    * themselves; otherwise every passage of the documents that own them (see {@link #ownersOf}).
    */
   #candidatePassages(query: Float32Array, count: number): number[] {
     const nearest = this.#nearestPassages(query, count);
-    return this.#passageCount === this.size ? nearest : this.#passagesOf(this.#ownersOf(nearest));
+    return this.#onePassageEach ? nearest : this.#passagesOf(this.#ownersOf(nearest));
   }
 
   /** Scores passages (each one at most once) and keeps each document's best. */
   #docScores(query: Float32Array, passages: Iterable<number>): DocScores {
     const found = this.#vectors.scores(query, passages);
-    if (this.#passageCount === this.size) {
-      // Every document is one passage: each passage scored is a document of its own.
+    if (this.#onePassageEach) {
+      // Each passage scored is a document of its own.
       return { slots: found.slots.map((passage) => this.#owners[passage]!), scores: found.scores, best: found.slots };
     }
     const result: DocScores = { slots: [], scores: [], best: [] };
