@@ -73,8 +73,11 @@ async function hybridRecall(server: ServerProcess): Promise<number> {
   return found / (RECALL_QUERIES * 10);
 }
 
-const roots: [string, string][] = [["", new URL("../..", import.meta.url).pathname]];
-if (args.values.before !== undefined) roots.unshift(["before ", args.values.before], ["after ", roots.pop()![1]]);
+const here = new URL("../..", import.meta.url).pathname;
+/** Each server's label (what its lines start with) and checkout. */
+const roots: [string, string][] = args.values.before === undefined
+  ? [["", here]]
+  : [["before ", args.values.before], ["after ", here]];
 const figures = new Map<string, Record<Mode | "rss", number>>();
 for (const docs of SIZES) {
   for (const [name, root] of roots) {
