@@ -32,12 +32,8 @@ export interface Page {
 export function rankPage(scores: ArrayLike<number>, idOf: (position: number) => string, page: Page): number[] {
   const wanted = page.offset + page.limit;
   if (scores.length <= SELECT_FIRST * wanted) return rankPageAmong(scores, idOf, page);
-  // Only what scores at least the `wanted`-th best score can be on the page (its ties too, which ids then order).
-  const least = kthLargest(scores, wanted);
-  const positions: number[] = [];
-  for (let position = 0; position < scores.length; position++) {
-    if (scores[position]! >= least) positions.push(position);
-  }
+  // Only the best `wanted` can be on the page: found by selection, then ordered.
+  const positions = bestPositions(scores, idOf, wanted);
   const kept = positions.map((position) => scores[position]!);
   return rankPageAmong(kept, (i) => idOf(positions[i]!), page).map((i) => positions[i]!);
 }
