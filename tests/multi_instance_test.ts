@@ -703,6 +703,14 @@ Deno.test(
       }));
       await ok(cluster, a, { action: "createIndex", indexName: name, docs });
     }
+    // The bounded instance then loads from snapshots and has none of its own to write. A snapshot it wrote would read
+    // its index in the background and could evict the one just searched, between a search and its getIndex.
+    const written = await pollUntil(
+      () => metrics(a),
+      (text) => sample(text, "quire_snapshots_written_total") >= names.length,
+      performance.now() + 30_000,
+    );
+    assert.ok(written.met, `the creating instance wrote the three snapshots: ${written.value}`);
 
     const alone = new Map<string, number>();
     for (let round = 0; round < 10; round++) {

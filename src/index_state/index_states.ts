@@ -325,14 +325,22 @@ export class IndexStates {
     // snapshot now would lack what still waits, and would compete with the inserts and with searches for the time.
     const inMemory = await this.#entries.get(address.id)?.ready.catch(() => undefined);
     if (inMemory !== undefined) await this.#graphInserts.backlogWithinBound(inMemory);
+    const entry = await readSettledIndex(this.#kv, address.projectId, address.name);
+    if (entry.value?.id !== address.id) return;
+    // Another process has written it meanwhile (this one loaded before that snapshot was there): reading the index to
+    // encode it again would cost its whole size, and could evict what searches here hold, for a swap that is refused.
+    const current = await readSnapshotPointer(this.#kv, address.id);
+    if (current !== null && current.revision >= entry.value.revision) {
+      log.snapshotBytes = current.bytes;
+      log.logBytes = 0;
+      return;
+    }
     // Another process is writing this snapshot: the log stays due here, so a later write or catch-up tries again,
     // and takes the lease once it has expired if that process died.
     const lease = await takeSnapshotLease(this.#kv, address.id, this.#options.owner, {
       ms: this.#options.snapshotLeaseMs ?? SNAPSHOT_LEASE_MS,
     });
     if (lease === null) return;
-    const entry = await readSettledIndex(this.#kv, address.projectId, address.name);
-    if (entry.value?.id !== address.id) return;
     // The state in memory if searches keep it; otherwise read for this snapshot, and kept if it fits beside the others.
     const cached = this.#entries.has(address.id);
     const index = cached ? await this.get(entry.value) : (await this.#read(entry.value)).index;
