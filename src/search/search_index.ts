@@ -13,12 +13,12 @@ import type { AnnIndex } from "./ann_index.ts";
 import type { MetadataFilter } from "./metadata_filter.ts";
 import { fuseScores, fusionScale } from "./hybrid_fusion.ts";
 import { bestPositions, type Page, rankPage } from "./ranking.ts";
-import { type MatchOptions, TextIndex, type TextQuery } from "./text_index.ts";
+import { type MatchOptions, TextIndex, type TextQuery, type TextScores } from "./text_index.ts";
 import { type Analyzer, analyzerFor } from "../fulltext/analyzer.ts";
 import { type FacetCounts, facetCounts, type FacetRequest } from "./facet_counts.ts";
 import { type SortField, sortOrder } from "./sort_order.ts";
 import { MetadataColumns } from "./metadata_columns.ts";
-import { type SlotScores, VectorStore } from "./vector_store.ts";
+import { type ScoredSlots, type SlotScores, VectorStore } from "./vector_store.ts";
 import { SnapshotView } from "./snapshot_view.ts";
 import { RECENT_QUERIES, tuneVectorPlan, tuningDue, UNTUNED_PLAN, type VectorPlan } from "./vector_plan.ts";
 
@@ -169,7 +169,7 @@ interface DocScores extends SlotScores {
 }
 
 /** Scored documents of a search, how many matched, and each one's best passage slot where vectors were scored. */
-interface Found extends SlotScores {
+interface Found extends ScoredSlots {
   total: number;
   best?: number[];
 }
@@ -386,7 +386,7 @@ export class SearchIndex {
   #fuse(
     query: Float32Array,
     vector: DocScores,
-    text: SlotScores,
+    text: TextScores,
     bm25: (slot: number) => number,
     textCount: number,
   ): DocScores {
@@ -629,7 +629,7 @@ export class SearchIndex {
     });
   }
 
-  #top(found: SlotScores, page: Page): number[] {
+  #top(found: ScoredSlots, page: Page): number[] {
     return rankPage(found.scores, (i) => this.#ids[found.slots[i]!]!, page);
   }
 
@@ -690,7 +690,7 @@ export class SearchIndex {
   }
 }
 
-function withTotal(scores: SlotScores): Found {
+function withTotal(scores: ScoredSlots): Found {
   return { ...scores, total: scores.slots.length };
 }
 

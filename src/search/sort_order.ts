@@ -5,7 +5,7 @@
  */
 import { ARRAY_VALUE, type MetadataColumns, NO_VALUE } from "./metadata_columns.ts";
 import { compareCodePoints, type Page, rankPageBy } from "./ranking.ts";
-import type { SlotScores } from "./vector_store.ts";
+import type { ScoredSlots } from "./vector_store.ts";
 
 /** One sort key of a search. */
 export interface SortField {
@@ -15,7 +15,7 @@ export interface SortField {
 
 /** The positions into `found` of one page of its matches in the order `fields` asks. */
 export function sortOrder(
-  found: SlotScores,
+  found: ScoredSlots,
   columns: MetadataColumns,
   idOf: (slot: number) => string,
   fields: SortField[],
@@ -26,14 +26,14 @@ export function sortOrder(
     const column = columns.column(field);
     const ranks = column.ranks();
     const keys = new Int32Array(found.slots.length);
-    found.slots.forEach((slot, i) => {
-      const code = column.codes[slot] ?? NO_VALUE;
+    for (let i = 0; i < keys.length; i++) {
+      const code = column.codes[found.slots[i]!] ?? NO_VALUE;
       keys[i] = code === NO_VALUE || code === ARRAY_VALUE
         ? -1
         : order === "asc"
         ? ranks[code]!
         : ranks.length - ranks[code]!;
-    });
+    }
     return keys;
   });
   return rankPageBy(found.slots.length, (a, b) => {

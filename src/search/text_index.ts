@@ -15,7 +15,6 @@ import { radix } from "@orama/orama/trees";
 import { type Analyzer, analyzerFor } from "../fulltext/analyzer.ts";
 import { grownTo } from "../util/typed_arrays.ts";
 import { wordsWithin, wordsWithPrefix } from "../fulltext/tree_walks.ts";
-import type { SlotScores } from "./vector_store.ts";
 
 /** BM25 term-frequency saturation (k1) and length normalisation (b), as in Lucene. */
 const K1 = 1.2;
@@ -61,6 +60,12 @@ export interface TextQuery {
   terms: ReadonlySet<string>;
 }
 
+/** Slots and their BM25 scores. */
+export interface TextScores {
+  slots: Int32Array;
+  scores: Float64Array;
+}
+
 /** A term a query word matches, as scoring reads it. */
 interface MatchedTerm {
   holders: Set<number>;
@@ -90,6 +95,12 @@ export class TextIndex {
    */
   #sums = new Float64Array(0);
   #bestMatches = new Float64Array(0);
+  /**
+   * The slots a search gave a sum and a best match, each once: kept between searches too, since arrays of tens of
+   * thousands of numbers made per search went straight to V8's old generation and grew the heap by tens of MiB.
+   */
+  #touched = new Int32Array(0);
+  #bestTouched = new Int32Array(0);
 
   constructor(analyzer: Analyzer = analyzerFor()) {
     this.analyzer = analyzer;
@@ -166,7 +177,7 @@ export class TextIndex {
    * The BM25 score of every slot that matches at least one word of `query` and that `keep` accepts: per query word,
    * the best of its matches, each weighted.
    */
-  scores(query: TextQuery, keep?: (slot: number) => boolean): SlotScores {
+  scores(query: TextQuery, keep?: (slot: number) => boolean): TextScores {
     return this.withScores(query, keep, (found) => found);
   }
 
@@ -178,20 +189,23 @@ export class TextIndex {
   withScores<T>(
     query: TextQuery,
     keep: ((slot: number) => boolean) | undefined,
-    use: (found: SlotScores, scoreOf: (slot: number) => number) => T,
+    use: (found: TextScores, scoreOf: (slot: number) => number) => T,
   ): T {
-    const result: SlotScores = { slots: [], scores: [] };
-    if (this.#docs === 0) return use(result, () => 0);
+    if (this.#docs === 0) return use({ slots: new Int32Array(0), scores: new Float64Array(0) }, () => 0);
     const { lengthNorms, singles } = this.#lengthFactors();
     if (this.#sums.length < lengthNorms.length) {
       this.#sums = new Float64Array(lengthNorms.length);
       this.#bestMatches = new Float64Array(lengthNorms.length);
+      this.#touched = new Int32Array(lengthNorms.length);
+      this.#bestTouched = new Int32Array(lengthNorms.length);
     }
     const sums = this.#sums;
-    const touched: number[] = [];
+    const touched = this.#touched;
+    let touchedCount = 0;
     // Per slot, the best match of the current word; only needed when a word has more than one.
     const best = this.#bestMatches;
-    const bestTouched: number[] = [];
+    const bestTouched = this.#bestTouched;
+    let bestCount = 0;
     try {
       for (const matches of this.#matchedTerms(query)) {
         const alone = matches.length === 1;
@@ -199,7 +213,7 @@ export class TextIndex {
           if (alone) {
             // Every holder as if it held the term once, then the few that hold it more often get the difference.
             for (const slot of holders) {
-              if (sums[slot] === 0) touched.push(slot);
+              if (sums[slot] === 0) touched[touchedCount++] = slot;
               sums[slot]! += idf * singles[slot]!;
             }
             for (const [slot, tf] of repeats ?? []) {
@@ -210,26 +224,27 @@ export class TextIndex {
           for (const slot of holders) {
             const tf = repeats?.get(slot);
             const score = idf * (tf === undefined ? singles[slot]! : tf * (K1 + 1) / (tf + lengthNorms[slot]!));
-            if (best[slot] === 0) bestTouched.push(slot);
+            if (best[slot] === 0) bestTouched[bestCount++] = slot;
             if (score > best[slot]!) best[slot] = score;
           }
         }
-        for (const slot of bestTouched) {
-          if (sums[slot] === 0) touched.push(slot);
+        for (let i = 0; i < bestCount; i++) {
+          const slot = bestTouched[i]!;
+          if (sums[slot] === 0) touched[touchedCount++] = slot;
           sums[slot]! += best[slot]!;
           best[slot] = 0;
         }
-        bestTouched.length = 0;
+        bestCount = 0;
       }
-      for (const slot of touched) {
-        if (keep !== undefined && !keep(slot)) continue;
-        result.slots.push(slot);
-        result.scores.push(sums[slot]!);
-      }
-      return use(result, (slot) => sums[slot] ?? 0);
+      const slots = keep === undefined
+        ? touched.slice(0, touchedCount)
+        : touched.subarray(0, touchedCount).filter((slot) => keep(slot));
+      const scores = new Float64Array(slots.length);
+      for (let i = 0; i < slots.length; i++) scores[i] = sums[slots[i]!]!;
+      return use({ slots, scores }, (slot) => sums[slot] ?? 0);
     } finally {
-      for (const slot of touched) sums[slot] = 0;
-      for (const slot of bestTouched) best[slot] = 0;
+      for (let i = 0; i < touchedCount; i++) sums[touched[i]!] = 0;
+      for (let i = 0; i < bestCount; i++) best[bestTouched[i]!] = 0;
     }
   }
 
@@ -297,7 +312,7 @@ export class TextIndex {
   /** Bytes of memory it holds, estimated from its postings (a radix tree of terms, each with a set of slots). */
   get bytes(): number {
     return this.#postings * BYTES_PER_POSTING + this.#variantCount * BYTES_PER_VARIANT + this.#lengths.byteLength +
-      this.#sums.byteLength + this.#bestMatches.byteLength;
+      this.#sums.byteLength + this.#bestMatches.byteLength + this.#touched.byteLength + this.#bestTouched.byteLength;
   }
 
   /** The number of terms (repeats included) in the text of a slot. */

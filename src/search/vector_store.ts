@@ -10,6 +10,12 @@ export interface SlotScores {
   scores: number[];
 }
 
+/** Slots and their scores, in arrays of any kind, as ranking reads them. */
+export interface ScoredSlots {
+  slots: ArrayLike<number>;
+  scores: ArrayLike<number>;
+}
+
 /** Stores one vector per slot; every vector has the dimensions of the first. */
 export class VectorStore {
   #dims = 0;
