@@ -325,6 +325,8 @@ export class IndexStates {
     // snapshot now would lack what still waits, and would compete with the inserts and with searches for the time.
     const inMemory = await this.#entries.get(address.id)?.ready.catch(() => undefined);
     if (inMemory !== undefined) await this.#graphInserts.backlogWithinBound(inMemory);
+    // What the log held before the settled revision is read: writes counted later may lie beyond it.
+    const counted = log.logBytes;
     const entry = await readSettledIndex(this.#kv, address.projectId, address.name);
     if (entry.value?.id !== address.id) return;
     // Another process has written it meanwhile (this one loaded before that snapshot was there): reading the index to
@@ -332,7 +334,7 @@ export class IndexStates {
     const current = await readSnapshotPointer(this.#kv, address.id);
     if (current !== null && current.revision >= entry.value.revision) {
       log.snapshotBytes = current.bytes;
-      log.logBytes = 0;
+      log.logBytes -= counted;
       return;
     }
     // Another process is writing this snapshot: the log stays due here, so a later write or catch-up tries again,
