@@ -538,7 +538,7 @@ export class SearchIndex {
   }
 
   /** Scores passages (each one at most once) and keeps each document's best. */
-  #docScores(query: Float32Array, passages: Iterable<number>): DocScores {
+  #docScores(query: Float32Array, passages: number[]): DocScores {
     const found = this.#vectors.scores(query, passages);
     if (this.#onePassageEach) {
       // Each passage scored is a document of its own.

@@ -1,8 +1,22 @@
 /**
- * Document vectors in one flat `Float32Array`, one row per slot, with exact cosine similarity by linear scan. Vectors
+ * Document vectors, one row per slot, with exact cosine similarity. A small store keeps them in one flat
+ * `Float32Array`; a large one in a shared WebAssembly memory (see {@link FloatRows}), whose SIMD kernel scores
+ * candidates on both cores. Both sum the products in the same order, so a score has the same bits in either. Vectors
  * are copied in, so that nothing outside can change them.
  */
 import { grownTo } from "../util/typed_arrays.ts";
+import { FloatRows } from "../vector_scan/float_rows.ts";
+
+/**
+ * From this many rows the vectors move to shared memory. Above the largest index that the native exact search scans
+ * whole (10,000 vectors): that library takes no view of shared memory, and gets a copy (see {@link VectorStore.rows}).
+ */
+const SHARED_FROM_ROWS = 16_384;
+/** A shared store grows by at least this share of its rows, so that its memory grows once per many writes. */
+const SHARED_GROWTH = 0.125;
+
+/** Whether this runtime gives shared WebAssembly memory; false once it has refused. */
+let sharedMemoryWorks = true;
 
 /** Slots and their cosine similarity to a query. */
 export interface SlotScores {
@@ -20,6 +34,7 @@ export interface ScoredSlots {
 export class VectorStore {
   #dims = 0;
   #data = new Float32Array(0);
+  #shared: FloatRows | undefined;
   #norms = new Float64Array(0);
 
   /** The dimensions of the stored vectors, 0 before the first. */
@@ -29,51 +44,53 @@ export class VectorStore {
 
   /** Bytes of memory it holds. */
   get bytes(): number {
-    return this.#data.byteLength + this.#norms.byteLength;
+    return this.#data.byteLength + (this.#shared?.bytes ?? 0) + this.#norms.byteLength;
   }
 
   /** Makes room for `slots` vectors of `dims` dimensions at once, as a snapshot load knows both. */
   reserve(slots: number, dims: number): void {
     if (this.#dims === 0) this.#dims = dims;
-    this.#grow(slots);
+    this.#grow(slots, 0);
   }
 
   /** Stores the vector of a slot; throws if its dimensions differ from the others'. */
   set(slot: number, vector: Float32Array): void {
     if (this.#dims === 0) this.#dims = vector.length;
     this.checkDims(vector);
-    this.#grow(slot + 1);
-    this.#data.set(vector, slot * this.#dims);
+    this.#grow(slot + 1, 1);
+    if (this.#shared !== undefined) this.#shared.set(slot, vector);
+    else this.#data.set(vector, slot * this.#dims);
     this.#norms[slot] = norm(vector);
   }
 
   /** The stored vector of a slot, as a view that callers must not change. */
   row(slot: number): Float32Array {
+    if (this.#shared !== undefined) return this.#shared.row(slot);
     return this.#data.subarray(slot * this.#dims, (slot + 1) * this.#dims);
   }
 
-  /** The vectors of the first `count` slots, as one view that callers must not change. */
+  /**
+   * The vectors of the first `count` slots, as one array that callers must not change: a view, or a copy from shared
+   * memory (only an index that has shrunk far below the rows it once held scans its rows whole, see
+   * {@link SHARED_FROM_ROWS}).
+   */
   rows(count: number): Float32Array {
+    if (this.#shared !== undefined) return this.#shared.copyRows(count);
     return this.#data.subarray(0, count * this.#dims);
   }
 
   /** The cosine similarity of `query` to the vector of each slot in `slots`. */
-  scores(query: Float32Array, slots: Iterable<number>): SlotScores {
+  scores(query: Float32Array, slots: readonly number[]): SlotScores {
     this.checkDims(query);
-    const result: SlotScores = { slots: [], scores: [] };
+    const dots = this.#shared?.dots(query, slots) ?? this.#dots(query, slots);
     const queryNorm = norm(query);
-    const dims = this.#dims;
-    const data = this.#data;
-    for (const slot of slots) {
-      const base = slot * dims;
-      let dot = 0;
-      for (let i = 0; i < dims; i++) dot += query[i]! * data[base + i]!;
-      const norms = queryNorm * this.#norms[slot]!;
-      result.slots.push(slot);
+    const scores = new Array<number>(slots.length);
+    for (let i = 0; i < slots.length; i++) {
+      const norms = queryNorm * this.#norms[slots[i]!]!;
       // Rounding can carry a cosine just past ±1.
-      result.scores.push(norms === 0 ? 0 : Math.max(-1, Math.min(1, dot / norms)));
+      scores[i] = norms === 0 ? 0 : Math.max(-1, Math.min(1, dots[i]! / norms));
     }
-    return result;
+    return { slots: [...slots], scores };
   }
 
   /** Throws a RangeError unless `vector` has the stored dimensions. */
@@ -83,11 +100,62 @@ export class VectorStore {
     }
   }
 
-  #grow(slots: number): void {
-    if (slots <= this.#norms.length) return;
-    const capacity = Math.max(16, slots, this.#norms.length * 2);
-    this.#data = grownTo(this.#data, capacity * this.#dims);
-    this.#norms = grownTo(this.#norms, capacity);
+  /**
+   * Dot products in four sums, of dimensions 4k, 4k+1, 4k+2 and 4k+3, added as (0 + 1) + (2 + 3): the order of the
+   * shared memory's kernel. Four sums also keep the additions from waiting on each other.
+   */
+  #dots(query: Float32Array, slots: readonly number[]): Float64Array {
+    const dims = this.#dims;
+    const data = this.#data;
+    const result = new Float64Array(slots.length);
+    for (let s = 0; s < slots.length; s++) {
+      const base = slots[s]! * dims;
+      let a = 0, b = 0, c = 0, d = 0;
+      let i = 0;
+      for (; i + 3 < dims; i += 4) {
+        a += query[i]! * data[base + i]!;
+        b += query[i + 1]! * data[base + i + 1]!;
+        c += query[i + 2]! * data[base + i + 2]!;
+        d += query[i + 3]! * data[base + i + 3]!;
+      }
+      if (i < dims) a += query[i]! * data[base + i]!;
+      if (i + 1 < dims) b += query[i + 1]! * data[base + i + 1]!;
+      if (i + 2 < dims) c += query[i + 2]! * data[base + i + 2]!;
+      result[s] = (a + b) + (c + d);
+    }
+    return result;
+  }
+
+  /** Makes room for `slots` rows, and `headroom` times as many again when it must grow. */
+  #grow(slots: number, headroom: number): void {
+    if (slots > this.#norms.length) {
+      this.#norms = grownTo(this.#norms, Math.max(16, slots, Math.ceil(this.#norms.length * (1 + headroom))));
+    }
+    if (this.#shared === undefined && slots >= SHARED_FROM_ROWS) this.#share(slots);
+    const shared = this.#shared;
+    if (shared === undefined) {
+      if (slots * this.#dims > this.#data.length) this.#data = grownTo(this.#data, this.#norms.length * this.#dims);
+    } else if (slots > shared.capacity) {
+      shared.reserve(Math.max(slots, Math.ceil(shared.capacity * (1 + SHARED_GROWTH * headroom))));
+    }
+  }
+
+  /** Moves the rows to shared memory, where the runtime gives it. */
+  #share(slots: number): void {
+    if (!sharedMemoryWorks) return;
+    // Rows past the last with a vector are zeros, as the new memory is: only those up to it are copied.
+    let used = Math.min(this.#norms.length, this.#data.length / this.#dims);
+    while (used > 0 && this.#norms[used - 1] === 0) used--;
+    try {
+      this.#shared = new FloatRows(this.#dims, Math.max(slots, used));
+    } catch {
+      sharedMemoryWorks = false;
+      return;
+    }
+    for (let slot = 0; slot < used; slot++) {
+      this.#shared.set(slot, this.#data.subarray(slot * this.#dims, (slot + 1) * this.#dims));
+    }
+    this.#data = new Float32Array(0);
   }
 }
 

@@ -1,4 +1,5 @@
-;; The scan kernels of quire's vector codes (see vector_codes.ts), in WebAssembly text with 128-bit SIMD.
+;; The scan kernels of quire's vector codes (see vector_codes.ts) and float32 rows (see float_rows.ts), in WebAssembly
+;; text with 128-bit SIMD.
 ;; `deno task build:kernels` compiles this file into kernels_wasm.ts; tests/vector_codes_test.ts checks that the two
 ;; agree. Every row is `stride` bytes, a multiple of 16, zero-padded past the vector's own dimensions. The memory is
 ;; shared, so that a helper thread runs the same kernels over it (see scan_helper.ts).
@@ -73,6 +74,65 @@
         (local.set $ids (i32.add (local.get $ids) (i32.const 4)))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
         (br $each))))
+
+;; out[i] (float64) = row ids[i] of the float32 `rows` · the float64 `query`, for `count` int32 ids. Each product is
+  ;; exact in float64. The sums run in four lanes, of dimensions 4k, 4k+1, 4k+2 and 4k+3, added as (0 + 1) + (2 + 3) at
+  ;; the end: the order of vector_store.ts's JavaScript loop, so that both give the same bits. Rows far apart wait on
+  ;; memory, so two are read together: their loads overlap.
+  (func (export "floatDotsAt")
+    (param $rows i32) (param $ids i32) (param $count i32) (param $stride i32) (param $query i32) (param $out i32)
+    (local $end i32) (local $pairs i32) (local $a i32) (local $b i32) (local $j i32) (local $q i32)
+    (local $qLow v128) (local $qHigh v128) (local $v v128) (local $w v128)
+    (local $aLow v128) (local $aHigh v128) (local $bLow v128) (local $bHigh v128)
+    (local.set $end (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 3))))
+    (local.set $pairs (i32.add (local.get $out) (i32.shl (i32.and (local.get $count) (i32.const -2)) (i32.const 3))))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $out) (local.get $end)))
+        (local.set $a (i32.add (local.get $rows) (i32.mul (i32.load (local.get $ids)) (local.get $stride))))
+        ;; The last of an odd count pairs with itself, and stores its result once.
+        (local.set $b
+          (select
+            (i32.add (local.get $rows) (i32.mul (i32.load offset=4 (local.get $ids)) (local.get $stride)))
+            (local.get $a)
+            (i32.lt_u (local.get $out) (local.get $pairs))))
+        (local.set $aLow (v128.const f64x2 0 0))
+        (local.set $aHigh (v128.const f64x2 0 0))
+        (local.set $bLow (v128.const f64x2 0 0))
+        (local.set $bHigh (v128.const f64x2 0 0))
+        (local.set $j (i32.const 0))
+        (loop $chunk
+          (local.set $q (i32.add (local.get $query) (i32.shl (local.get $j) (i32.const 1))))
+          (local.set $qLow (v128.load (local.get $q)))
+          (local.set $qHigh (v128.load offset=16 (local.get $q)))
+          (local.set $v (v128.load (i32.add (local.get $a) (local.get $j))))
+          (local.set $w (v128.load (i32.add (local.get $b) (local.get $j))))
+          (local.set $aLow
+            (f64x2.add (local.get $aLow) (f64x2.mul (f64x2.promote_low_f32x4 (local.get $v)) (local.get $qLow))))
+          (local.set $aHigh
+            (f64x2.add (local.get $aHigh) (f64x2.mul (call $highPair (local.get $v)) (local.get $qHigh))))
+          (local.set $bLow
+            (f64x2.add (local.get $bLow) (f64x2.mul (f64x2.promote_low_f32x4 (local.get $w)) (local.get $qLow))))
+          (local.set $bHigh
+            (f64x2.add (local.get $bHigh) (f64x2.mul (call $highPair (local.get $w)) (local.get $qHigh))))
+          (local.set $j (i32.add (local.get $j) (i32.const 16)))
+          (br_if $chunk (i32.lt_u (local.get $j) (local.get $stride))))
+        (f64.store (local.get $out) (call $fourLanes (local.get $aLow) (local.get $aHigh)))
+        (if (i32.lt_u (local.get $out) (local.get $pairs))
+          (then (f64.store offset=8 (local.get $out) (call $fourLanes (local.get $bLow) (local.get $bHigh)))))
+        (local.set $ids (i32.add (local.get $ids) (i32.const 8)))
+        (local.set $out (i32.add (local.get $out) (i32.const 16)))
+        (br $each))))
+
+  ;; The high two float32 lanes of `v`, as float64.
+  (func $highPair (param $v v128) (result v128)
+    (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))))
+
+  ;; (low[0] + low[1]) + (high[0] + high[1]).
+  (func $fourLanes (param $low v128) (param $high v128) (result f64)
+    (f64.add
+      (f64.add (f64x2.extract_lane 0 (local.get $low)) (f64x2.extract_lane 1 (local.get $low)))
+      (f64.add (f64x2.extract_lane 0 (local.get $high)) (f64x2.extract_lane 1 (local.get $high)))))
 
   ;; `sum` plus the products of the low 8 int8 codes at `at` with the int16 query `low`, pairwise added into int32.
   (func $dotLow (param $sum v128) (param $at i32) (param $low v128) (result v128)

@@ -47,6 +47,24 @@ export class ParallelKernels {
     return helper.alongside(this.#id, kernel, args, here) ?? this.run(kernel, args);
   }
 
+  /**
+   * Runs `kernel` over `rows` rows in two halves, the second on the helper thread, with `argsFor(from, to)` giving the
+   * arguments for rows [from, to); fewer than `least` rows run here, whole. Returns where the second half starts and
+   * each half's result.
+   */
+  inHalves(
+    kernel: KernelName,
+    rows: number,
+    least: number,
+    argsFor: (from: number, to: number) => number[],
+  ): [number, number, number] {
+    if (rows < least) return [rows, this.run(kernel, argsFor(0, rows)), 0];
+    const half = rows >> 1;
+    let first = 0;
+    const second = this.alongside(kernel, argsFor(half, rows), () => first = this.run(kernel, argsFor(0, half)));
+    return [half, first, second];
+  }
+
   /** Runs `kernel` with `args` on this thread; returns its result (0 for a kernel without one). */
   run(kernel: KernelName, args: number[]): number {
     return (this.#kernels[kernel] as (...args: number[]) => number | undefined)(...args) ?? 0;

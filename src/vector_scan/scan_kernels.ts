@@ -11,6 +11,8 @@ export interface ScanKernels {
   hamming(bits: number, rows: number, stride: number, query: number, out: number): void;
   /** Lists at `ids` the rows whose int32 distance is below `cut`, and the first `ties` at it; returns how many. */
   within(distances: number, rows: number, cut: number, ties: number, ids: number): number;
+  /** out[i] (float64) = row ids[i] of the float32 `rows` · the float64 `query`, for `count` int32 ids. */
+  floatDotsAt(rows: number, ids: number, count: number, stride: number, query: number, out: number): void;
 }
 
 let compiled: WebAssembly.Module | undefined;

@@ -9,7 +9,6 @@
 import { BestSlots } from "./best_slots.ts";
 import { scanKernels } from "./scan_kernels.ts";
 import { ParallelKernels } from "./scan_helper.ts";
-import type { KernelName } from "./helper_protocol.ts";
 import { grownTo } from "../util/typed_arrays.ts";
 
 const PAGE_BYTES = 65_536;
@@ -138,7 +137,7 @@ export class VectorCodes {
   #rankAll(count: number): number[] {
     const { codes, query, out } = this.#layout;
     const stride = this.#stride;
-    this.#inHalves(
+    this.#parallel.inHalves(
       "dots",
       this.#rows,
       SPLIT_ROWS,
@@ -156,7 +155,7 @@ export class VectorCodes {
   #rankAmong(count: number, length: number): number[] {
     const { codes, ids, query, out } = this.#layout;
     const stride = this.#stride;
-    this.#inHalves(
+    this.#parallel.inHalves(
       "dotsAt",
       length,
       SPLIT_LISTED,
@@ -180,7 +179,7 @@ export class VectorCodes {
     const { bits, ids, out, queryBits } = this.#layout;
     const rows = this.#rows;
     const bitStride = this.#bitStride;
-    this.#inHalves(
+    this.#parallel.inHalves(
       "hamming",
       rows,
       SPLIT_ROWS,
@@ -196,7 +195,7 @@ export class VectorCodes {
     while (cut < histogram.length - 1 && below + histogram[cut]! < wanted) below += histogram[cut++]!;
     // Each half lists its rows from its own start, and takes its share of the ties at the cut.
     const ties = Math.round((wanted - below) * every);
-    const [half, first, second] = this.#inHalves(
+    const [half, first, second] = this.#parallel.inHalves(
       "within",
       rows,
       SPLIT_ROWS,
@@ -205,25 +204,6 @@ export class VectorCodes {
     const listed = new Int32Array(this.#memory.buffer, ids, rows);
     for (let i = 0; i < second; i++) listed[first + i] = listed[half + i]! + half;
     return first + second;
-  }
-
-  /**
-   * Runs `kernel` over `rows` rows in two halves, the second on the helper thread, with `argsFor(from, to)` giving the
-   * arguments for rows [from, to); fewer than `least` rows run here, whole. Returns where the second half starts and
-   * each half's result.
-   */
-  #inHalves(
-    kernel: KernelName,
-    rows: number,
-    least: number,
-    argsFor: (from: number, to: number) => number[],
-  ): [number, number, number] {
-    const run = (args: number[]) => this.#parallel.run(kernel, args);
-    if (rows < least) return [rows, run(argsFor(0, rows)), 0];
-    const half = rows >> 1;
-    let first = 0;
-    const second = this.#parallel.alongside(kernel, argsFor(half, rows), () => first = run(argsFor(0, half)));
-    return [half, first, second];
   }
 
   /** Makes room for `rows` rows, moving the codes and bits to their places in a larger memory when needed. */

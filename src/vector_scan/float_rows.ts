@@ -1,0 +1,117 @@
+/**
+ * Float32 vectors in a shared WebAssembly memory, one row per slot, and their exact dot products with a query by a SIMD
+ * kernel, in two halves when there are many (one on the helper thread, see {@link ParallelKernels}). Rows lie at the
+ * memory's end, so it grows in place, by as many pages as new rows need: old views stay valid, and no room is held
+ * for rows that may never come.
+ */
+import { scanKernels } from "./scan_kernels.ts";
+import { ParallelKernels } from "./scan_helper.ts";
+
+const PAGE_BYTES = 65_536;
+/** The largest memory a WebAssembly memory of 32-bit addresses holds. */
+const MAX_PAGES = 65_536;
+/** Slots a kernel call takes at most: the size of the ids and results areas. */
+const CHUNK = 1_024;
+/** From this many slots a call runs in two halves; fewer cost less than handing half over (about 10 µs). */
+const SPLIT_SLOTS = 256;
+
+/** Float32 rows by slot in a shared memory, with exact dot products. */
+export class FloatRows {
+  readonly #dims: number;
+  /** Bytes per row: the dimensions padded with zeros to the kernel's 16-byte steps. */
+  readonly #stride: number;
+  readonly #memory: WebAssembly.Memory;
+  readonly #parallel: ParallelKernels;
+  /** Where the areas lie: the query as float64, the slots of a call, their results, then the rows. */
+  readonly #ids: number;
+  readonly #out: number;
+  readonly #rows: number;
+  #capacity = 0;
+  #floats!: Float32Array;
+
+  /** Throws where the runtime has no shared WebAssembly memory. */
+  constructor(dims: number, capacity: number) {
+    this.#dims = dims;
+    this.#stride = Math.ceil(dims / 4) * 16;
+    this.#ids = this.#stride * 2;
+    this.#out = this.#ids + CHUNK * 4;
+    // Rows on cache lines of their own.
+    this.#rows = Math.ceil((this.#out + CHUNK * 8) / 64) * 64;
+    this.#memory = new WebAssembly.Memory({ initial: this.#pagesFor(capacity), maximum: MAX_PAGES, shared: true });
+    this.#parallel = new ParallelKernels(this.#memory, scanKernels(this.#memory));
+    this.#remap();
+  }
+
+  /** Bytes of memory it holds. */
+  get bytes(): number {
+    return this.#memory.buffer.byteLength;
+  }
+
+  /** How many rows fit without growing. */
+  get capacity(): number {
+    return this.#capacity;
+  }
+
+  /** Makes room for `rows` rows, growing the memory in place by the pages they need. */
+  reserve(rows: number): void {
+    if (rows <= this.#capacity) return;
+    this.#memory.grow(this.#pagesFor(rows) - this.#memory.buffer.byteLength / PAGE_BYTES);
+    this.#remap();
+  }
+
+  /** Writes the vector of a slot within the capacity. */
+  set(slot: number, vector: Float32Array): void {
+    this.#floats.set(vector, this.#floatAt(slot));
+  }
+
+  /** The row of a slot, as a view that callers must not change. */
+  row(slot: number): Float32Array {
+    const at = this.#floatAt(slot);
+    return this.#floats.subarray(at, at + this.#dims);
+  }
+
+  /** The first `count` rows, as one unpadded copy (a native library may not take a view of shared memory). */
+  copyRows(count: number): Float32Array {
+    const copy = new Float32Array(count * this.#dims);
+    for (let slot = 0; slot < count; slot++) copy.set(this.row(slot), slot * this.#dims);
+    return copy;
+  }
+
+  /** The dot product of `query` with the row of each of `slots`, in their order. */
+  dots(query: Float32Array, slots: readonly number[]): Float64Array {
+    const buffer = this.#memory.buffer;
+    new Float64Array(buffer, 0, this.#dims).set(query);
+    const ids = new Int32Array(buffer, this.#ids, CHUNK);
+    const out = new Float64Array(buffer, this.#out, CHUNK);
+    const result = new Float64Array(slots.length);
+    for (let from = 0; from < slots.length; from += CHUNK) {
+      const count = Math.min(CHUNK, slots.length - from);
+      for (let i = 0; i < count; i++) ids[i] = slots[from + i]!;
+      this.#parallel.inHalves("floatDotsAt", count, SPLIT_SLOTS, (start, end) => [
+        this.#rows,
+        this.#ids + start * 4,
+        end - start,
+        this.#stride,
+        0,
+        this.#out + start * 8,
+      ]);
+      result.set(out.subarray(0, count), from);
+    }
+    return result;
+  }
+
+  #floatAt(slot: number): number {
+    return (this.#rows + slot * this.#stride) / 4;
+  }
+
+  #pagesFor(rows: number): number {
+    return Math.ceil((this.#rows + rows * this.#stride) / PAGE_BYTES);
+  }
+
+  /** Views the memory anew after it grew: a shared memory's buffer keeps the length it had when read. */
+  #remap(): void {
+    const buffer = this.#memory.buffer;
+    this.#floats = new Float32Array(buffer);
+    this.#capacity = Math.floor((buffer.byteLength - this.#rows) / this.#stride);
+  }
+}
