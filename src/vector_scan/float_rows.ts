@@ -4,12 +4,9 @@
  * memory's end, so it grows in place, by as many pages as new rows need: old views stay valid, and no room is held
  * for rows that may never come.
  */
-import { scanKernels } from "./scan_kernels.ts";
+import { growMemory, scanKernels, sharedMemory } from "./scan_kernels.ts";
 import { ParallelKernels } from "./scan_helper.ts";
 
-const PAGE_BYTES = 65_536;
-/** The largest memory a WebAssembly memory of 32-bit addresses holds. */
-const MAX_PAGES = 65_536;
 /** Slots a kernel call takes at most: the size of the ids and results areas. */
 const CHUNK = 1_024;
 /** From this many slots a call runs in two halves; fewer cost less than handing half over (about 10 µs). */
@@ -37,7 +34,7 @@ export class FloatRows {
     this.#out = this.#ids + CHUNK * 4;
     // Rows on cache lines of their own.
     this.#rows = Math.ceil((this.#out + CHUNK * 8) / 64) * 64;
-    this.#memory = new WebAssembly.Memory({ initial: this.#pagesFor(capacity), maximum: MAX_PAGES, shared: true });
+    this.#memory = sharedMemory(this.#bytesFor(capacity));
     this.#parallel = new ParallelKernels(this.#memory, scanKernels(this.#memory));
     this.#remap();
   }
@@ -55,7 +52,7 @@ export class FloatRows {
   /** Makes room for `rows` rows, growing the memory in place by the pages they need. */
   reserve(rows: number): void {
     if (rows <= this.#capacity) return;
-    this.#memory.grow(this.#pagesFor(rows) - this.#memory.buffer.byteLength / PAGE_BYTES);
+    growMemory(this.#memory, this.#bytesFor(rows));
     this.#remap();
   }
 
@@ -104,8 +101,8 @@ export class FloatRows {
     return (this.#rows + slot * this.#stride) / 4;
   }
 
-  #pagesFor(rows: number): number {
-    return Math.ceil((this.#rows + rows * this.#stride) / PAGE_BYTES);
+  #bytesFor(rows: number): number {
+    return this.#rows + rows * this.#stride;
   }
 
   /** Views the memory anew after it grew: a shared memory's buffer keeps the length it had when read. */

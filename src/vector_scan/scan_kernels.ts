@@ -15,6 +15,22 @@ export interface ScanKernels {
   floatDotsAt(rows: number, ids: number, count: number, stride: number, query: number, out: number): void;
 }
 
+/** A WebAssembly memory's page. */
+const PAGE_BYTES = 65_536;
+/** The most pages a memory of 32-bit addresses holds: 4 GiB. */
+const MAX_PAGES = 65_536;
+
+/** A shared memory of at least `bytes`, which may grow in place to 4 GiB; throws where the runtime gives none. */
+export function sharedMemory(bytes: number): WebAssembly.Memory {
+  return new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE_BYTES), maximum: MAX_PAGES, shared: true });
+}
+
+/** Grows `memory` in place to at least `bytes`. */
+export function growMemory(memory: WebAssembly.Memory, bytes: number): void {
+  const pages = Math.ceil(bytes / PAGE_BYTES) - memory.buffer.byteLength / PAGE_BYTES;
+  if (pages > 0) memory.grow(pages);
+}
+
 let compiled: WebAssembly.Module | undefined;
 
 /** The kernels over `memory`. */

@@ -7,17 +7,14 @@
  * pass of a large scan runs in two halves, one on a helper thread (see {@link ParallelKernels}).
  */
 import { BestSlots } from "./best_slots.ts";
-import { scanKernels } from "./scan_kernels.ts";
+import { growMemory, scanKernels, sharedMemory } from "./scan_kernels.ts";
 import { ParallelKernels } from "./scan_helper.ts";
 import { grownTo } from "../util/typed_arrays.ts";
 
-const PAGE_BYTES = 65_536;
 /** The kernels read 16 bytes a step, so rows are padded to a multiple of it. */
 const STEP_BYTES = 16;
 /** How many rows' distances a prefiltered scan counts to find its cut. */
 const CUT_SAMPLE = 16_384;
-/** The largest memory a WebAssembly memory of 32-bit addresses holds. */
-const MAX_PAGES = 65_536;
 /**
  * Kernel passes over at least this many rows (of codes, bits or distances), or listed rows, run in two halves, one on
  * the helper thread; smaller ones cost less than handing half over (about 10 µs).
@@ -61,11 +58,7 @@ export class VectorCodes {
     this.#stride = roundUp(dims, STEP_BYTES);
     this.#bitStride = roundUp(Math.ceil(dims / 8), STEP_BYTES);
     this.#layout = this.#layoutFor(0);
-    this.#memory = new WebAssembly.Memory({
-      initial: Math.ceil(this.#layout.end / PAGE_BYTES),
-      maximum: MAX_PAGES,
-      shared: true,
-    });
+    this.#memory = sharedMemory(this.#layout.end);
     this.#parallel = new ParallelKernels(this.#memory, scanKernels(this.#memory));
   }
 
@@ -211,8 +204,7 @@ export class VectorCodes {
     if (rows > this.#layout.capacity) {
       const old = this.#layout;
       const layout = this.#layoutFor(Math.max(rows, old.capacity * 2, 1024));
-      const pages = Math.ceil(layout.end / PAGE_BYTES) - this.#memory.buffer.byteLength / PAGE_BYTES;
-      if (pages > 0) this.#memory.grow(pages);
+      growMemory(this.#memory, layout.end);
       const bytes = new Uint8Array(this.#memory.buffer);
       // Both areas move up; the codes lie above the bits, so they move first.
       bytes.copyWithin(layout.codes, old.codes, old.codes + this.#rows * this.#stride);
