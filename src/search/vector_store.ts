@@ -79,8 +79,8 @@ export class VectorStore {
     return this.#data.subarray(0, count * this.#dims);
   }
 
-  /** The cosine similarity of `query` to the vector of each slot in `slots`. */
-  scores(query: Float32Array, slots: readonly number[]): SlotScores {
+  /** The cosine similarity of `query` to the vector of each slot in `slots`, with `slots` itself. */
+  scores(query: Float32Array, slots: number[]): SlotScores {
     this.checkDims(query);
     const dots = this.#shared?.dots(query, slots) ?? this.#dots(query, slots);
     const queryNorm = norm(query);
@@ -90,7 +90,7 @@ export class VectorStore {
       // Rounding can carry a cosine just past ±1.
       scores[i] = norms === 0 ? 0 : Math.max(-1, Math.min(1, dots[i]! / norms));
     }
-    return { slots: [...slots], scores };
+    return { slots, scores };
   }
 
   /** Throws a RangeError unless `vector` has the stored dimensions. */
