@@ -75,7 +75,7 @@
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
         (br $each))))
 
-;; out[i] (float64) = row ids[i] of the float32 `rows` · the float64 `query`, for `count` int32 ids. Each product is
+  ;; out[i] (float64) = row ids[i] of the float32 `rows` · the float64 `query`, for `count` int32 ids. Each product is
   ;; exact in float64. The sums run in four lanes, of dimensions 4k, 4k+1, 4k+2 and 4k+3, added as (0 + 1) + (2 + 3) at
   ;; the end: the order of vector_store.ts's JavaScript loop, so that both give the same bits. Rows far apart wait on
   ;; memory, so two are read together: their loads overlap.
