@@ -1,16 +1,16 @@
 /**
  * Float32 vectors in a shared WebAssembly memory, one row per slot, and their exact dot products with a query by a SIMD
- * kernel, in two halves when there are many (one on the helper thread, see {@link ParallelKernels}). Rows lie at the
+ * kernel, in chunks shared with the helper thread when there are many (see {@link ParallelKernels}). Rows lie at the
  * memory's end, so it grows in place, by as many pages as new rows need: old views stay valid, and no room is held
  * for rows that may never come.
  */
 import { growMemory, scanKernels, sharedMemory } from "./scan_kernels.ts";
 import { ParallelKernels } from "./scan_helper.ts";
 
-/** Slots a kernel call takes at most: the size of the ids and results areas. */
-const CHUNK = 1_024;
-/** From this many slots a call runs in two halves; fewer cost less than handing half over (about 10 µs). */
-const SPLIT_SLOTS = 256;
+/** Slots a kernel pass takes at most: the size of the ids and results areas. */
+const PASS_SLOTS = 1_024;
+/** A call is cut into chunks of at least this many slots, shared with the helper thread; see {@link ParallelKernels}. */
+const CHUNK_SLOTS = 128;
 
 /** Float32 rows by slot in a shared memory, with exact dot products. */
 export class FloatRows {
@@ -31,9 +31,9 @@ export class FloatRows {
     this.#dims = dims;
     this.#stride = Math.ceil(dims / 4) * 16;
     this.#ids = this.#stride * 2;
-    this.#out = this.#ids + CHUNK * 4;
+    this.#out = this.#ids + PASS_SLOTS * 4;
     // Rows on cache lines of their own.
-    this.#rows = Math.ceil((this.#out + CHUNK * 8) / 64) * 64;
+    this.#rows = Math.ceil((this.#out + PASS_SLOTS * 8) / 64) * 64;
     this.#memory = sharedMemory(this.#bytesFor(capacity));
     this.#parallel = new ParallelKernels(this.#memory, scanKernels(this.#memory));
     this.#remap();
@@ -78,13 +78,13 @@ export class FloatRows {
   dots(query: Float32Array, slots: readonly number[]): Float64Array {
     const buffer = this.#memory.buffer;
     new Float64Array(buffer, 0, this.#dims).set(query);
-    const ids = new Int32Array(buffer, this.#ids, CHUNK);
-    const out = new Float64Array(buffer, this.#out, CHUNK);
+    const ids = new Int32Array(buffer, this.#ids, PASS_SLOTS);
+    const out = new Float64Array(buffer, this.#out, PASS_SLOTS);
     const result = new Float64Array(slots.length);
-    for (let from = 0; from < slots.length; from += CHUNK) {
-      const count = Math.min(CHUNK, slots.length - from);
+    for (let from = 0; from < slots.length; from += PASS_SLOTS) {
+      const count = Math.min(PASS_SLOTS, slots.length - from);
       for (let i = 0; i < count; i++) ids[i] = slots[from + i]!;
-      this.#parallel.inHalves("floatDotsAt", count, SPLIT_SLOTS, (start, end) => [
+      this.#parallel.inChunks("floatDotsAt", count, CHUNK_SLOTS, (start, end) => [
         this.#rows,
         this.#ids + start * 4,
         end - start,

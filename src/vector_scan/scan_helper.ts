@@ -1,26 +1,39 @@
 /**
  * A second thread for the scan kernels. Searches run on the main thread, and on this 2-core box the second core sat
- * idle during them; a scan now gives half of each kernel pass to a helper thread over the same shared WebAssembly
- * memory, and runs the other half itself. The process has one helper, started on first use; a call it has not begun by
- * the time this thread's half is done (it is busy or still starting) runs here, so a search never waits on a helper
- * that has not begun.
+ * idle during them. A kernel pass over many rows is now cut into chunks in the same shared WebAssembly memory, and this
+ * thread and a helper thread each claim chunks until none is left. When the helper is busy or slow to wake (the other
+ * core runs clients and I/O too), this thread simply runs more of them, and it waits at most for the one chunk the
+ * helper is running. The process has one helper, started on first use.
  */
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import {
+  claimOf,
+  claimWord,
   CONTROL_LENGTH,
   Field,
   type HelperStart,
   KERNEL_NAMES,
   type KernelName,
+  MAX_ARGS,
+  MAX_CHUNKS,
   type MemoryMessage,
-  State,
+  PASS_NUMBERS,
 } from "./helper_protocol.ts";
 import type { ScanKernels } from "./scan_kernels.ts";
+
+/** How long this thread polls for the helper's last chunk of a pass before it sleeps until it is done. */
+const POLL_MS = 0.05;
 
 /** The process's helper thread; null where none can run (one core, or no thread could start). */
 let processHelper: HelperThread | null | undefined;
 
-/** The kernels over one shared memory, with each call split between this thread and the helper. */
+/** Where each chunk of a pass starts, and the kernel's result for it. */
+export interface ChunkResults {
+  starts: number[];
+  results: number[];
+}
+
+/** The kernels over one shared memory, with each large pass shared between this thread and the helper. */
 export class ParallelKernels {
   readonly #memory: WebAssembly.Memory;
   readonly #kernels: ScanKernels;
@@ -33,36 +46,23 @@ export class ParallelKernels {
   }
 
   /**
-   * Runs `kernel` with `args` on the helper thread while `here` runs on this one, and returns the kernel's result (0 for
-   * a kernel without one). Without a helper, or when it has not begun the call by the time `here` returns, this thread
-   * runs the call after `here`.
+   * Runs `kernel` over `rows` rows in chunks of at least `chunkRows` (at most {@link MAX_CHUNKS} of them), with
+   * `argsFor(from, to)` giving the arguments for rows [from, to), on this thread and the helper thread. Returns where
+   * each chunk starts and its result; the chunks are the same whichever thread runs them.
    */
-  alongside(kernel: KernelName, args: number[], here: () => void): number {
-    const helper = HelperThread.process();
-    if (helper === undefined) {
-      here();
-      return this.run(kernel, args);
-    }
-    this.#id ??= helper.share(this.#memory, this);
-    return helper.alongside(this.#id, kernel, args, here) ?? this.run(kernel, args);
-  }
-
-  /**
-   * Runs `kernel` over `rows` rows in two halves, the second on the helper thread, with `argsFor(from, to)` giving the
-   * arguments for rows [from, to); fewer than `least` rows run here, whole. Returns where the second half starts and
-   * each half's result.
-   */
-  inHalves(
+  inChunks(
     kernel: KernelName,
     rows: number,
-    least: number,
+    chunkRows: number,
     argsFor: (from: number, to: number) => number[],
-  ): [number, number, number] {
-    if (rows < least) return [rows, this.run(kernel, argsFor(0, rows)), 0];
-    const half = rows >> 1;
-    let first = 0;
-    const second = this.alongside(kernel, argsFor(half, rows), () => first = this.run(kernel, argsFor(0, half)));
-    return [half, first, second];
+  ): ChunkResults {
+    const chunks = Math.max(1, Math.min(MAX_CHUNKS, Math.floor(rows / chunkRows)));
+    const starts = Array.from({ length: chunks }, (_, chunk) => Math.floor(rows * chunk / chunks));
+    const args = starts.map((from, chunk) => argsFor(from, starts[chunk + 1] ?? rows));
+    const helper = chunks > 1 ? HelperThread.process() : undefined;
+    if (helper === undefined) return { starts, results: args.map((chunkArgs) => this.run(kernel, chunkArgs)) };
+    this.#id ??= helper.share(this.#memory, this);
+    return { starts, results: helper.runPass(this.#id, kernel, args, (chunkArgs) => this.run(kernel, chunkArgs)) };
   }
 
   /** Runs `kernel` with `args` on this thread; returns its result (0 for a kernel without one). */
@@ -77,7 +77,7 @@ export function scanHelperStarted(): Promise<boolean> {
   return helper === undefined ? Promise.resolve(false) : helper.started;
 }
 
-/** How many calls the process's helper thread has run. For tests and benchmarks. */
+/** How many chunks the process's helper thread has run. For tests and benchmarks. */
 export function scanHelperCalls(): number {
   return HelperThread.process()?.calls ?? 0;
 }
@@ -87,7 +87,7 @@ class HelperThread {
   readonly #port: MessagePort;
   readonly #forget = new FinalizationRegistry<number>((id) => this.#post({ id }));
   #nextId = 0;
-  #calls = 0;
+  #pass = 0;
   readonly started: Promise<boolean>;
 
   constructor() {
@@ -121,8 +121,9 @@ class HelperThread {
     return processHelper ?? undefined;
   }
 
+  /** Chunks the helper has run. */
   get calls(): number {
-    return this.#calls;
+    return Atomics.load(this.#control, Field.CALLS);
   }
 
   /** Sends `memory` to the helper under a new number, which it forgets once `owner` is collected. */
@@ -133,24 +134,36 @@ class HelperThread {
     return id;
   }
 
-  /** The helper's result of the call, or undefined when it did not run it (or it failed) and this thread must. */
-  alongside(id: number, kernel: KernelName, args: number[], here: () => void): number | undefined {
+  /**
+   * Posts a pass of `kernel` over memory `id` with one chunk per entry of `args`, claims and runs chunks with `run`
+   * until none is left, waits for those the helper claimed, and returns each chunk's result.
+   */
+  runPass(id: number, kernel: KernelName, args: number[][], run: (args: number[]) => number): number[] {
     const control = this.#control;
     control[Field.MEMORY] = id;
     control[Field.KERNEL] = KERNEL_NAMES.indexOf(kernel);
-    control.set(args, Field.ARGS);
-    Atomics.store(control, Field.STATE, State.POSTED);
-    Atomics.notify(control, Field.STATE);
-    here();
-    if (Atomics.compareExchange(control, Field.STATE, State.POSTED, State.IDLE) === State.POSTED) return undefined;
-    let state: number;
-    while ((state = Atomics.load(control, Field.STATE)) === State.RUNNING) {
-      Atomics.wait(control, Field.STATE, State.RUNNING);
+    args.forEach((chunkArgs, chunk) => control.set(chunkArgs, Field.ARGS + chunk * MAX_ARGS));
+    control[Field.DONE] = 0;
+    control[Field.FAILED] = 0;
+    this.#pass = (this.#pass + 1) % PASS_NUMBERS;
+    Atomics.store(control, Field.CLAIM, claimWord(this.#pass, args.length, 0));
+    Atomics.notify(control, Field.CLAIM);
+    const results: number[] = [];
+    for (let chunk; (chunk = claimOf(Atomics.add(control, Field.CLAIM, 1)).next) < args.length;) {
+      results[chunk] = run(args[chunk]!);
+      Atomics.add(control, Field.DONE, 1);
     }
-    Atomics.store(control, Field.STATE, State.IDLE);
-    if (state !== State.DONE) return undefined;
-    this.#calls++;
-    return control[Field.RESULT]!;
+    // The helper's last chunk is usually done within microseconds: polled for a while, since a sleep's wake-up costs more.
+    const pollUntil = performance.now() + POLL_MS;
+    for (let done; (done = Atomics.load(control, Field.DONE)) < args.length;) {
+      if (performance.now() > pollUntil) Atomics.wait(control, Field.DONE, done);
+    }
+    const failed = control[Field.FAILED]!;
+    args.forEach((chunkArgs, chunk) => {
+      if (results[chunk] !== undefined) return;
+      results[chunk] = (failed & (1 << chunk)) === 0 ? control[Field.RESULTS + chunk]! : run(chunkArgs);
+    });
+    return results;
   }
 
   #post(message: MemoryMessage): void {

@@ -1,14 +1,20 @@
 /**
- * The scan helper thread: it waits on the control array for kernel calls over shared memories, runs each, and writes
- * its result (see helper_protocol.ts). It blocks rather than using an event loop, so that a call starts within
- * microseconds; memories arrive on a port that it reads whenever it wakes, and at least once a second.
+ * The scan helper thread: it waits on the control array for kernel passes over shared memories, claims their chunks
+ * while any are left, and writes each chunk's result (see helper_protocol.ts). It blocks rather than using an event
+ * loop, so that it joins a pass within microseconds; memories arrive on a port that it reads whenever it wakes, and at
+ * least once a second.
  */
 import { type MessagePort, parentPort, receiveMessageOnPort } from "node:worker_threads";
-import { Field, type HelperStart, KERNEL_NAMES, MAX_ARGS, type MemoryMessage, State } from "./helper_protocol.ts";
+import { claimOf, Field, type HelperStart, KERNEL_NAMES, MAX_ARGS, type MemoryMessage } from "./helper_protocol.ts";
 import { type ScanKernels, scanKernels } from "./scan_kernels.ts";
 
 /** How long the helper sleeps at most before it reads its port again. */
 const PORT_READ_MS = 1_000;
+/**
+ * How long the helper keeps polling for the next pass after its last chunk before it sleeps. A search runs several
+ * passes a few tens of microseconds apart, and waking a sleeping thread took about as long as a chunk.
+ */
+const POLL_MS = 0.2;
 
 parentPort!.once("message", ({ control, port }: HelperStart) => {
   parentPort!.postMessage("ready");
@@ -17,29 +23,38 @@ parentPort!.once("message", ({ control, port }: HelperStart) => {
 
 function serve(control: Int32Array, port: MessagePort): never {
   const kernels = new Map<number, ScanKernels>();
+  let lastChunk = -Infinity;
   for (;;) {
     for (let received; (received = receiveMessageOnPort(port)) !== undefined;) {
       const { id, memory } = received.message as MemoryMessage;
       if (memory === undefined) kernels.delete(id);
       else kernels.set(id, scanKernels(memory));
     }
-    const state = Atomics.load(control, Field.STATE);
-    const own = kernels.get(control[Field.MEMORY]!);
-    if (state !== State.POSTED || own === undefined) {
-      // A call over a memory not yet read from the port is left to its poster, which takes it back when it is done.
-      Atomics.wait(control, Field.STATE, state, state === State.POSTED ? 1 : PORT_READ_MS);
+    const claim = Atomics.load(control, Field.CLAIM);
+    const { chunks, next: chunk } = claimOf(claim);
+    if (chunk >= chunks) {
+      if (performance.now() - lastChunk >= POLL_MS) Atomics.wait(control, Field.CLAIM, claim, PORT_READ_MS);
       continue;
     }
-    if (Atomics.compareExchange(control, Field.STATE, State.POSTED, State.RUNNING) !== State.POSTED) continue;
-    let outcome: number = State.DONE;
-    try {
-      const kernel = own[KERNEL_NAMES[control[Field.KERNEL]!]!] as (...args: number[]) => number | undefined;
-      const args = Array.from(control.subarray(Field.ARGS, Field.ARGS + MAX_ARGS));
-      control[Field.RESULT] = kernel(...args) ?? 0;
-    } catch {
-      outcome = State.FAILED;
+    // Read before the claim: a pass's fields are not written again until all its chunks are claimed, and the claim
+    // fails if they were.
+    const own = kernels.get(control[Field.MEMORY]!);
+    if (own === undefined) {
+      // A pass over a memory not yet read from the port is left to its poster; its port is read again in a moment.
+      Atomics.wait(control, Field.CLAIM, claim, 1);
+      continue;
     }
-    Atomics.store(control, Field.STATE, outcome);
-    Atomics.notify(control, Field.STATE);
+    const kernel = own[KERNEL_NAMES[control[Field.KERNEL]!]!] as (...args: number[]) => number | undefined;
+    const args = Array.from(control.subarray(Field.ARGS + chunk * MAX_ARGS, Field.ARGS + (chunk + 1) * MAX_ARGS));
+    if (Atomics.compareExchange(control, Field.CLAIM, claim, claim + 1) !== claim) continue;
+    try {
+      control[Field.RESULTS + chunk] = kernel(...args) ?? 0;
+      Atomics.add(control, Field.CALLS, 1);
+    } catch {
+      Atomics.or(control, Field.FAILED, 1 << chunk);
+    }
+    Atomics.add(control, Field.DONE, 1);
+    Atomics.notify(control, Field.DONE);
+    lastChunk = performance.now();
   }
 }

@@ -4,7 +4,7 @@
  * prefiltered scan first takes the slots whose sign bits differ least from the query's, and ranks only their codes.
  * Near-random 384-d vectors, whose codes exceed the caches, scan 8,000 of 100,000 codes in a fraction of the time of
  * all of them, since the sign bits are an eighth of their size (see "Tuned vector search" in the README). Each kernel
- * pass of a large scan runs in two halves, one on a helper thread (see {@link ParallelKernels}).
+ * pass of a large scan runs in chunks that this thread and a helper thread share (see {@link ParallelKernels}).
  */
 import { BestSlots } from "./best_slots.ts";
 import { growMemory, scanKernels, sharedMemory } from "./scan_kernels.ts";
@@ -16,11 +16,11 @@ const STEP_BYTES = 16;
 /** How many rows' distances a prefiltered scan counts to find its cut. */
 const CUT_SAMPLE = 16_384;
 /**
- * Kernel passes over at least this many rows (of codes, bits or distances), or listed rows, run in two halves, one on
- * the helper thread; smaller ones cost less than handing half over (about 10 µs).
+ * Kernel passes are cut into chunks of at least this many rows (of codes, bits or distances), or listed rows, shared
+ * with the helper thread; smaller ones cost less than handing one over (about 10 µs).
  */
-const SPLIT_ROWS = 8_192;
-const SPLIT_LISTED = 1_024;
+const CHUNK_ROWS = 4_096;
+const CHUNK_LISTED = 512;
 
 /** Where each area lies in the memory, for a capacity of rows. */
 interface Layout {
@@ -130,10 +130,10 @@ export class VectorCodes {
   #rankAll(count: number): number[] {
     const { codes, query, out } = this.#layout;
     const stride = this.#stride;
-    this.#parallel.inHalves(
+    this.#parallel.inChunks(
       "dots",
       this.#rows,
-      SPLIT_ROWS,
+      CHUNK_ROWS,
       (from, to) => [codes + from * stride, to - from, stride, query, out + from * 4],
     );
     const dots = new Int32Array(this.#memory.buffer, out, this.#rows);
@@ -148,10 +148,10 @@ export class VectorCodes {
   #rankAmong(count: number, length: number): number[] {
     const { codes, ids, query, out } = this.#layout;
     const stride = this.#stride;
-    this.#parallel.inHalves(
+    this.#parallel.inChunks(
       "dotsAt",
       length,
-      SPLIT_LISTED,
+      CHUNK_LISTED,
       (from, to) => [codes, ids + from * 4, to - from, stride, query, out + from * 4],
     );
     const slots = new Int32Array(this.#memory.buffer, ids, length);
@@ -172,10 +172,10 @@ export class VectorCodes {
     const { bits, ids, out, queryBits } = this.#layout;
     const rows = this.#rows;
     const bitStride = this.#bitStride;
-    this.#parallel.inHalves(
+    this.#parallel.inChunks(
       "hamming",
       rows,
-      SPLIT_ROWS,
+      CHUNK_ROWS,
       (from, to) => [bits + from * bitStride, to - from, bitStride, queryBits, out + from * 4],
     );
     const distances = new Int32Array(this.#memory.buffer, out, this.#rows);
@@ -186,17 +186,22 @@ export class VectorCodes {
     let cut = 0;
     let below = 0;
     while (cut < histogram.length - 1 && below + histogram[cut]! < wanted) below += histogram[cut++]!;
-    // Each half lists its rows from its own start, and takes its share of the ties at the cut.
+    // Each chunk lists its rows from its own start, and takes its share of the ties at the cut.
     const ties = Math.round((wanted - below) * every);
-    const [half, first, second] = this.#parallel.inHalves(
+    const { starts, results } = this.#parallel.inChunks(
       "within",
       rows,
-      SPLIT_ROWS,
+      CHUNK_ROWS,
       (from, to) => [out + from * 4, to - from, cut, Math.round(ties * (to - from) / rows), ids + from * 4],
     );
+    // Each chunk's list moves down to follow the ones before it, its rows counted from the whole pass's start.
     const listed = new Int32Array(this.#memory.buffer, ids, rows);
-    for (let i = 0; i < second; i++) listed[first + i] = listed[half + i]! + half;
-    return first + second;
+    let count = 0;
+    starts.forEach((start, chunk) => {
+      for (let i = 0; i < results[chunk]!; i++) listed[count + i] = listed[start + i]! + start;
+      count += results[chunk]!;
+    });
+    return count;
   }
 
   /** Makes room for `rows` rows, moving the codes and bits to their places in a larger memory when needed. */
