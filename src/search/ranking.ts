@@ -76,9 +76,14 @@ function rankPageAmong(scores: ArrayLike<number>, idOf: (position: number) => st
   }, page);
 }
 
+/** Room for {@link kthLargest}'s copies, kept between calls: a search of 100,000 documents selects among 30,000. */
+let selection = new Float64Array(0);
+
 /** The `k`th largest of `values` (1 ≤ k ≤ length), by quickselect on a copy. */
 function kthLargest(values: ArrayLike<number>, k: number): number {
-  const copy = Float64Array.from(values);
+  if (selection.length < values.length) selection = new Float64Array(values.length);
+  const copy = selection.subarray(0, values.length);
+  copy.set(values);
   // The kth largest is at `target` once the copy is in ascending order.
   const target = copy.length - k;
   let left = 0;

@@ -101,6 +101,8 @@ export class TextIndex {
    */
   #touched = new Int32Array(0);
   #bestTouched = new Int32Array(0);
+  /** The scores of a search's matches, in the order of its slots; kept between searches too. */
+  #found = new Float64Array(0);
 
   constructor(analyzer: Analyzer = analyzerFor()) {
     this.analyzer = analyzer;
@@ -178,13 +180,13 @@ export class TextIndex {
    * the best of its matches, each weighted.
    */
   scores(query: TextQuery, keep?: (slot: number) => boolean): TextScores {
-    return this.withScores(query, keep, (found) => found);
+    return this.withScores(query, keep, ({ slots, scores }) => ({ slots: slots.slice(), scores: scores.slice() }));
   }
 
   /**
-   * Calls `use` with what {@link scores} returns and a lookup of any slot's score (0 where it matches nothing), which
-   * serves only during the call: it reads the sums as the search left them, so that a few hundred slots are looked up
-   * without a map of every match.
+   * Calls `use` with what {@link scores} returns and a lookup of any slot's score (0 where it matches nothing), all of
+   * which serve only during the call: the slots and scores are views of arrays the next search reuses, and the lookup
+   * reads the sums as the search left them, so that a few hundred slots are looked up without a map of every match.
    */
   withScores<T>(
     query: TextQuery,
@@ -198,6 +200,7 @@ export class TextIndex {
       this.#bestMatches = new Float64Array(lengthNorms.length);
       this.#touched = new Int32Array(lengthNorms.length);
       this.#bestTouched = new Int32Array(lengthNorms.length);
+      this.#found = new Float64Array(lengthNorms.length);
     }
     const sums = this.#sums;
     const touched = this.#touched;
@@ -237,9 +240,9 @@ export class TextIndex {
         bestCount = 0;
       }
       const slots = keep === undefined
-        ? touched.slice(0, touchedCount)
+        ? touched.subarray(0, touchedCount)
         : touched.subarray(0, touchedCount).filter((slot) => keep(slot));
-      const scores = new Float64Array(slots.length);
+      const scores = this.#found.subarray(0, slots.length);
       for (let i = 0; i < slots.length; i++) scores[i] = sums[slots[i]!]!;
       return use({ slots, scores }, (slot) => sums[slot] ?? 0);
     } finally {
