@@ -1,12 +1,12 @@
 /**
  * What the benchmarks on client vectors share: the corpora, a server with an external 384-d model, the bulk load over
- * HTTP, and the wait until the server's background work after a load is done.
+ * HTTP, the wait until the server's background work after a load is done, and the p50 of searches at 8 clients.
  */
 import { testModels } from "../_helpers.ts";
 import { PERMISSIONS, serverEnvironment, type ServerProcess, startServerProcess } from "../_server_process.ts";
 import { ok, timed } from "./_bench_helpers.ts";
 import { unitVector } from "../_vectors.ts";
-import { benchDocs } from "./_corpus.ts";
+import { benchDocs, benchQueries, quantile } from "./_corpus.ts";
 
 /** The dimensions of the client vectors, those of MiniLM. */
 export const DIMS = 384;
@@ -88,4 +88,35 @@ export async function settle(server: ServerProcess): Promise<number> {
     last = now;
   }
   return (performance.now() - started) / 1000;
+}
+
+/** How many searches {@link searchP50} times, and how many clients send them at once. */
+export const SEARCHES = 400;
+export const SEARCH_CLIENTS = 8;
+
+/** A search mode the benches time. */
+export type SearchMode = "vector" | "fulltext" | "hybrid";
+
+/**
+ * The p50 of {@link SEARCHES} searches of `mode` on the index `corpus` by {@link SEARCH_CLIENTS} concurrent clients:
+ * the benchmark's queries, and client vectors unlike any stored one.
+ */
+export async function searchP50(server: ServerProcess, corpus: Corpus, mode: SearchMode): Promise<number> {
+  const texts = benchQueries(SEARCHES);
+  const found: number[] = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: SEARCH_CLIENTS }, async () => {
+    while (next < SEARCHES) {
+      const i = next++;
+      const body = {
+        action: "search",
+        indexName: corpus,
+        mode,
+        ...(mode === "vector" ? {} : { query: texts[i] }),
+        ...(mode === "fulltext" ? {} : { vector: vectorOf(corpus, 10_000_000 + i) }),
+      };
+      found.push(await timed(() => ok(server, body)));
+    }
+  }));
+  return quantile(found, 0.5);
 }

@@ -9,42 +9,28 @@
  */
 import { parseArgs } from "node:util";
 import type { ServerProcess } from "../_server_process.ts";
-import { line, ok, rssMiB, timed } from "./_bench_helpers.ts";
-import { benchQueries, ms, quantile } from "./_corpus.ts";
-import { DIMS, loadClientVectors, settle, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
+import { line, ok, rssMiB } from "./_bench_helpers.ts";
+import { benchQueries, ms } from "./_corpus.ts";
+import {
+  DIMS,
+  loadClientVectors,
+  SEARCH_CLIENTS,
+  type SearchMode,
+  searchP50,
+  settle,
+  startClientVectorServer,
+  vectorOf,
+} from "./_client_vectors.ts";
 
 const args = parseArgs({
   args: Deno.args,
   options: { large: { type: "boolean", default: false }, before: { type: "string" } },
 });
 const SIZES = args.values.large ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
-const CLIENTS = 8;
-const QUERIES = 400;
 const RECALL_QUERIES = 100;
-const MODES = ["vector", "fulltext", "hybrid"] as const;
+const MODES: SearchMode[] = ["vector", "fulltext", "hybrid"];
 type Result = { hits: { id: string }[] };
-type Mode = typeof MODES[number];
-
-/** The p50 of {@link QUERIES} searches of `mode` by {@link CLIENTS} clients. */
-async function p50(server: ServerProcess, mode: Mode): Promise<number> {
-  const texts = benchQueries(QUERIES);
-  const found: number[] = [];
-  let next = 0;
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    while (next < QUERIES) {
-      const i = next++;
-      const body = {
-        action: "search",
-        indexName: "near-random",
-        mode,
-        ...(mode === "vector" ? {} : { query: texts[i] }),
-        ...(mode === "fulltext" ? {} : { vector: vectorOf("near-random", 10_000_000 + i) }),
-      };
-      found.push(await timed(() => ok(server, body)));
-    }
-  }));
-  return quantile(found, 0.5);
-}
+type Mode = SearchMode;
 
 /** The plainest growth law that an exponent b (of nᵇ) fits. */
 function law(exponent: number): string {
@@ -90,14 +76,14 @@ for (const docs of SIZES) {
     await settle(server);
     const row = { rss: 0 } as Record<Mode | "rss", number>;
     for (const mode of MODES) {
-      await p50(server, mode);
-      row[mode] = await p50(server, mode);
+      await searchP50(server, "near-random", mode);
+      row[mode] = await searchP50(server, "near-random", mode);
     }
     row.rss = await rssMiB(server.pid);
     figures.set(`${name}${docs}`, row);
     line(
       `${name}${docs} docs`,
-      `p50 at ${CLIENTS} clients: ${MODES.map((mode) => `${mode} ${ms(row[mode])}`).join(", ")}; ` +
+      `p50 at ${SEARCH_CLIENTS} clients: ${MODES.map((mode) => `${mode} ${ms(row[mode])}`).join(", ")}; ` +
         `RSS ${Math.round(row.rss)} MiB; hybrid recall@10 ${(await hybridRecall(server)).toFixed(3)} ` +
         `against the exhaustive fusion`,
     );
