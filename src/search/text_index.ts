@@ -2,8 +2,8 @@
  * Okapi BM25 full-text scoring. Each term (a stemmed word, see {@link Analyzer}) has the list of slots (documents) that
  * hold it ({@link TermHolders}), and Orama's radix tree holds the terms, so that typos and prefixes are walked to
  * without a scan of every term; beside them this index keeps what BM25 needs: each document's length and the counts of
- * its repeated terms. A second tree holds the words whose term differs from them
- * ("running" for "run"), so that typos and prefixes are matched against the words people type.
+ * its repeated terms. A second tree holds the words whose term differs from them ("running" for "run"), so that typos
+ * and prefixes are matched against the words people type.
  *
  * A query word matches its own term exactly, and, as asked, the terms within a few typos of it and, for the last word,
  * those it is a prefix of. A document scores each query word by its best match, weighted down for typos and prefixes,
@@ -330,7 +330,8 @@ export class TextIndex {
   /** Bytes of memory it holds, estimated from its postings (a radix tree of terms, each with a list of slots). */
   get bytes(): number {
     return this.#postings * BYTES_PER_POSTING + this.#variantCount * BYTES_PER_VARIANT + this.#lengths.byteLength +
-      this.#sums.byteLength + this.#bestMatches.byteLength + this.#touched.byteLength + this.#bestTouched.byteLength;
+      this.#sums.byteLength + this.#bestMatches.byteLength + this.#touched.byteLength + this.#bestTouched.byteLength +
+      this.#found.byteLength;
   }
 
   /** The number of terms (repeats included) in the text of a slot. */

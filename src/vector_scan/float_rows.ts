@@ -9,7 +9,7 @@ import { ParallelKernels } from "./scan_helper.ts";
 
 /** Slots a kernel pass takes at most: the size of the ids and results areas. */
 const PASS_SLOTS = 1_024;
-/** A call is cut into chunks of at least this many slots, shared with the helper thread; see {@link ParallelKernels}. */
+/** A pass is cut into chunks of at least this many slots, shared with the helper thread; see {@link ParallelKernels}. */
 const CHUNK_SLOTS = 128;
 
 /** Float32 rows by slot in a shared memory, with exact dot products. */

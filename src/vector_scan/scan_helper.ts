@@ -59,15 +59,13 @@ export class ParallelKernels {
     const chunks = Math.max(1, Math.min(MAX_CHUNKS, Math.floor(rows / chunkRows)));
     const starts = Array.from({ length: chunks }, (_, chunk) => Math.floor(rows * chunk / chunks));
     const args = starts.map((from, chunk) => argsFor(from, starts[chunk + 1] ?? rows));
+    // A chunk run on this thread; its result is 0 for a kernel without one.
+    const runHere = (chunkArgs: number[]) =>
+      (this.#kernels[kernel] as (...args: number[]) => number | undefined)(...chunkArgs) ?? 0;
     const helper = chunks > 1 ? HelperThread.process() : undefined;
-    if (helper === undefined) return { starts, results: args.map((chunkArgs) => this.run(kernel, chunkArgs)) };
+    if (helper === undefined) return { starts, results: args.map(runHere) };
     this.#id ??= helper.share(this.#memory, this);
-    return { starts, results: helper.runPass(this.#id, kernel, args, (chunkArgs) => this.run(kernel, chunkArgs)) };
-  }
-
-  /** Runs `kernel` with `args` on this thread; returns its result (0 for a kernel without one). */
-  run(kernel: KernelName, args: number[]): number {
-    return (this.#kernels[kernel] as (...args: number[]) => number | undefined)(...args) ?? 0;
+    return { starts, results: helper.runPass(this.#id, kernel, args, runHere) };
   }
 }
 
