@@ -4,6 +4,10 @@ import { type Config, parseConfig } from "../src/config.ts";
 import { Embedder } from "../src/embedding/embedder.ts";
 import type { ModelRegistry } from "../src/embedding/model_registry.ts";
 import { openKvStore } from "../src/storage/kv_store.ts";
+import type { SearchIndex } from "../src/search/search_index.ts";
+import { encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import { concatBytes } from "../src/util/concat_bytes.ts";
+import type { Slices } from "../src/util/time_slices.ts";
 import { type RunningService, startService } from "../src/server.ts";
 import { TINY_BERT, writeBertModel } from "./_model.ts";
 
@@ -175,4 +179,11 @@ export function randomDoc(
   const id = `doc-${++docCounter}-${crypto.randomUUID().slice(0, 8)}`;
   const text = Array.from({ length: 6 }, () => WORDS[Math.floor(Math.random() * WORDS.length)]).join(" ");
   return metadata === undefined ? { id, text } : { id, text, metadata };
+}
+
+/** An index's whole snapshot, joined from copies of the pieces that {@link encodeSearchSnapshot} hands on. */
+export async function snapshotBytes(index: SearchIndex, slices?: Slices): Promise<Uint8Array> {
+  const pieces: Uint8Array[] = [];
+  for await (const piece of encodeSearchSnapshot(index, slices)) pieces.push(piece.slice());
+  return concatBytes(pieces);
 }

@@ -11,7 +11,8 @@ import { wordsWithin, wordsWithPrefix } from "../src/fulltext/tree_walks.ts";
 import { radix } from "@orama/orama/trees";
 import { type MatchOptions, TextIndex } from "../src/search/text_index.ts";
 import { SearchIndex, type SearchQuery } from "../src/search/search_index.ts";
-import { decodeSearchSnapshot, encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import { snapshotBytes } from "./_helpers.ts";
 import type { StoredDoc } from "../src/storage/doc_records.ts";
 
 const FUZZY: MatchOptions = { typoTolerance: true, prefix: true };
@@ -233,7 +234,7 @@ Deno.test("a snapshot keeps the language, the stems and the typed words, and ans
     a: ["Die Läufer laufen schnell", { kind: "sport" }],
     b: ["Das Haus ist groß", { kind: "home" }],
   }, "german");
-  const bytes = await encodeSearchSnapshot(index);
+  const bytes = await snapshotBytes(index);
   const restored = decodeSearchSnapshot(bytes, { language: "german" });
   assert.equal(restored.analyzer.language, "german");
   for (const text of ["laufer", "Läufer", "Hause", "lauf", "schnel"]) {

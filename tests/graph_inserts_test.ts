@@ -11,9 +11,9 @@ import { GraphInserts, MAX_GRAPH_BACKLOG } from "../src/index_state/graph_insert
 import type { IndexRecord } from "../src/storage/index_records.ts";
 import { indexKey } from "../src/storage/kv_keys.ts";
 import { readSnapshot } from "../src/storage/snapshot_store.ts";
-import { decodeSearchSnapshot, encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
 import { asForeground } from "../src/util/time_slices.ts";
-import { startTestServer, testModels } from "./_helpers.ts";
+import { snapshotBytes, startTestServer, testModels } from "./_helpers.ts";
 import { normals } from "./_vectors.ts";
 
 const DIMS = 8;
@@ -38,7 +38,7 @@ function changesOf(prefix: string, count: number) {
 
 /** The index as a snapshot restores it, with a tuned plan that scans every code or searches the graph. */
 async function withPlan(index: SearchIndex, { scan }: { scan: boolean }): Promise<SearchIndex> {
-  const bytes = await encodeSearchSnapshot(index);
+  const bytes = await snapshotBytes(index);
   // The plan is the snapshot's last string: its length as a little-endian u32, then its UTF-8 bytes.
   const tuned = { ...index.vectorPlan, scan, tunedAt: index.passageCount, heldAt: index.graphVectors };
   const plan = new TextEncoder().encode(JSON.stringify(tuned));

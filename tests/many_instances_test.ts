@@ -69,8 +69,11 @@ Deno.test("one snapshot writer at a time: a live lease keeps others out, an expi
   assert.equal(await takeSnapshotLease(kv, "ix", "other", { ms: 1000, now: 10_500 }), null, "still held");
   const taken = await takeSnapshotLease(kv, "ix", "other", { ms: 1000, now: 11_001 });
   assert.ok(taken !== null, "expired: taken over");
-  assert.ok(!await writeSnapshot(kv, "ix", { revision: 2, bytes }, { lease: held }), "the old holder cannot swap");
-  assert.ok(await writeSnapshot(kv, "ix", { revision: 2, bytes }, { lease: taken, now: 20_000 }));
+  assert.ok(
+    !await writeSnapshot(kv, "ix", { revision: 2, pieces: [bytes] }, { lease: held }),
+    "the old holder cannot swap",
+  );
+  assert.ok(await writeSnapshot(kv, "ix", { revision: 2, pieces: [bytes] }, { lease: taken, now: 20_000 }));
   assert.equal((await kv.get(["snapshot", "ix", "lease"])).value, null, "the swap releases the lease");
 });
 

@@ -4,7 +4,8 @@ import { loadAnnGraphs } from "../src/search/ann_graphs.ts";
 import { TextIndex } from "../src/search/text_index.ts";
 import { VectorStore } from "../src/search/vector_store.ts";
 import { EXACT_SEARCH_MAX_VECTORS, SearchIndex, type SearchQuery } from "../src/search/search_index.ts";
-import { decodeSearchSnapshot, encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import { snapshotBytes } from "./_helpers.ts";
 import type { DocChange, StoredDoc } from "../src/storage/doc_records.ts";
 import { bestPositions, compareCodePoints, rankPage } from "../src/search/ranking.ts";
 import { fuseScores, fusionScale } from "../src/search/hybrid_fusion.ts";
@@ -181,7 +182,7 @@ Deno.test("a snapshot restores the same search results, with holes, metadata and
   const batch = largeDocs(11);
   index.apply(batch);
   index.apply([change("id3", null), change("id8", null)]);
-  const restored = decodeSearchSnapshot(await encodeSearchSnapshot(index), { graphs });
+  const restored = decodeSearchSnapshot(await snapshotBytes(index), { graphs });
   assert.equal(restored.revision, 7);
   assert.equal(restored.size, index.size);
   assert.deepEqual(restored.content("id5"), { text: textOf(5), metadata: { i: 5 } });
@@ -193,7 +194,7 @@ Deno.test("a snapshot restores the same search results, with holes, metadata and
       assert.deepEqual(restored.search(query), index.search(query), `${mode} ${filter !== undefined}`);
     }
   }
-  const again = decodeSearchSnapshot(await encodeSearchSnapshot(restored), { graphs });
+  const again = decodeSearchSnapshot(await snapshotBytes(restored), { graphs });
   assert.equal(again.size, index.size, "a restored index with empty slots encodes whole again");
   assert.deepEqual(
     again.search({ mode: "fulltext", text: "w1", offset: 0, limit: 5 }),
@@ -213,7 +214,7 @@ Deno.test("a snapshot with a graph loads without USearch and then scans every ve
   const index = new SearchIndex({ revision: 1, graphs });
   const docs = largeDocs(12);
   index.apply(docs);
-  const restored = decodeSearchSnapshot(await encodeSearchSnapshot(index));
+  const restored = decodeSearchSnapshot(await snapshotBytes(index));
   assert.equal(restored.size, index.size);
   assert.equal(restored.pendingGraphInserts, 0);
   for (const mode of ["vector", "hybrid"] as const) {
@@ -222,14 +223,14 @@ Deno.test("a snapshot with a graph loads without USearch and then scans every ve
     assert.deepEqual(restored.search(query), index.search({ ...query, filter: () => true }), mode);
   }
   restored.apply([change("id7", null)]);
-  assert.equal(decodeSearchSnapshot(await encodeSearchSnapshot(restored), { graphs }).size, index.size - 1);
+  assert.equal(decodeSearchSnapshot(await snapshotBytes(restored), { graphs }).size, index.size - 1);
 });
 
 Deno.test("a large snapshot written without a graph gets one from its vectors when loaded with USearch", async () => {
   const exact = new SearchIndex({ revision: 1 });
   const docs = largeDocs(13);
   exact.apply(docs);
-  const restored = decodeSearchSnapshot(await encodeSearchSnapshot(exact), { graphs: await loadAnnGraphs() });
+  const restored = decodeSearchSnapshot(await snapshotBytes(exact), { graphs: await loadAnnGraphs() });
   assert.equal(restored.pendingGraphInserts, docs.length, "every vector waits for the graph");
   const query: SearchQuery = {
     mode: "vector",

@@ -348,7 +348,7 @@ Deno.test("a snapshot this version cannot read is ignored: the index loads from 
     await server.service.context.background.idle();
     const record = (await server.kv.get<IndexRecord>(indexKey("default", "movies"))).value!;
     assert.ok(
-      await writeSnapshot(server.kv, record.id, { revision: 2, bytes: new TextEncoder().encode("old format") }),
+      await writeSnapshot(server.kv, record.id, { revision: 2, pieces: [new TextEncoder().encode("old format")] }),
     );
     server = await server.restart();
     const result = await searchOk(server, { query: "drama", mode: "fulltext" });

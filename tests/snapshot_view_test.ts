@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { loadAnnGraphs } from "../src/search/ann_graphs.ts";
 import { EXACT_SEARCH_MAX_VECTORS, SearchIndex, type SearchQuery } from "../src/search/search_index.ts";
-import { decodeSearchSnapshot, encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import { snapshotBytes } from "./_helpers.ts";
 import type { DocChange, StoredDoc } from "../src/storage/doc_records.ts";
 import { parseFilter } from "../src/search/metadata_filter.ts";
 import type { Slices } from "../src/util/time_slices.ts";
@@ -58,7 +59,7 @@ Deno.test("a snapshot encoded in slices shows the index as it stood when it bega
   index.apply(waiting);
   const pending = index.pendingGraphInserts;
   assert.ok(pending >= 100);
-  const before = decodeSearchSnapshot(await encodeSearchSnapshot(index), { graphs });
+  const before = decodeSearchSnapshot(await snapshotBytes(index), { graphs });
 
   let steps = 0;
   let pauses = 0;
@@ -72,7 +73,7 @@ Deno.test("a snapshot encoded in slices shows the index as it stood when it bega
       return Promise.resolve();
     },
   };
-  const during = decodeSearchSnapshot(await encodeSearchSnapshot(index, slices), { graphs });
+  const during = decodeSearchSnapshot(await snapshotBytes(index, slices), { graphs });
   assert.ok(pauses > 200, `writes landed at ${pauses} pauses`);
   assert.ok(index.revision > 200 && index.content("d2")!.text.startsWith("again"), "the index itself moved on");
 
@@ -107,7 +108,7 @@ Deno.test("a snapshot encoded in slices shows the index as it stood when it bega
   assert.deepEqual(during.search(typed), before.search(typed));
 
   // Once the encoding is over, changes are no longer copied for it: a second snapshot shows the index as it is now.
-  const after = decodeSearchSnapshot(await encodeSearchSnapshot(index), { graphs });
+  const after = decodeSearchSnapshot(await snapshotBytes(index), { graphs });
   assert.equal(after.size, index.size);
   assert.deepEqual(after.content("d2"), index.content("d2"));
   assert.deepEqual(after.content(`new${pauses}`), index.content(`new${pauses}`));

@@ -149,18 +149,18 @@ Deno.test("snapshots swap by pointer, never go back, drop old versions, and leav
   const index = record();
   assert.ok(await createIndexRecord(kv, index, [{ id: "a", doc: doc("alpha"), previousParts: 0 }]));
   const bytes = Uint8Array.from({ length: 150_000 }, (_, i) => i % 251);
-  assert.ok(await writeSnapshot(kv, index.id, { revision: 1, bytes }));
-  assert.ok(await writeSnapshot(kv, index.id, { revision: 2, bytes: bytes.subarray(7) }));
+  assert.ok(await writeSnapshot(kv, index.id, { revision: 1, pieces: [bytes] }));
+  assert.ok(await writeSnapshot(kv, index.id, { revision: 2, pieces: [bytes.subarray(7)] }));
   assert.equal(await countKeys(kv, ["snapshot_chunks", index.id]), 3, "the first version was collected");
   assert.deepEqual(await readSnapshot(kv, index.id), { revision: 2, bytes: bytes.subarray(7) });
-  assert.ok(!await writeSnapshot(kv, index.id, { revision: 1, bytes }), "an older snapshot is refused");
+  assert.ok(!await writeSnapshot(kv, index.id, { revision: 1, pieces: [bytes] }), "an older snapshot is refused");
   assert.equal(await countKeys(kv, ["snapshot_chunks", index.id]), 3, "and leaves nothing behind");
 
   const entry = await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>;
   const next = { ...entry.value, revision: 2 };
   assert.notEqual(await commitIndexChanges(kv, entry, [{ id: "b", doc: doc("beta"), previousParts: 0 }], next), null);
   assert.ok(await deleteIndexRecord(kv, await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>));
-  assert.ok(!await writeSnapshot(kv, index.id, { revision: 3, bytes }), "a deleted index gets no snapshot");
+  assert.ok(!await writeSnapshot(kv, index.id, { revision: 3, pieces: [bytes] }), "a deleted index gets no snapshot");
   await collectGarbage(kv);
   for (const prefix of [["docs"], ["log"], ["snapshot"], ["snapshot_chunks"], ["staged"], ["trash"]]) {
     assert.equal(await countKeys(kv, prefix), 0, `nothing left under ${prefix}`);
@@ -169,13 +169,44 @@ Deno.test("snapshots swap by pointer, never go back, drop old versions, and leav
   // A writer that was still at work when the index was collected, and was killed before it cleaned up.
   await takeSnapshotLease(kv, index.id, "late-writer", { ms: 60_000 });
   await kv.set(["snapshot_chunks", index.id, newTimedId(), 0], new Uint8Array(8));
-  await writeSnapshot(kv, index.id, { revision: 4, bytes });
+  await writeSnapshot(kv, index.id, { revision: 4, pieces: [bytes] });
   await collectGarbage(kv);
   assert.ok(await countKeys(kv, ["snapshot_chunks", index.id]) > 0, "a young stray version may be on its way");
   await collectGarbage(kv, Date.now() + 2 * ABANDONED_AFTER_MS);
   for (const prefix of [["snapshot"], ["snapshot_chunks"]]) {
     assert.equal(await countKeys(kv, prefix), 0, `a late writer leaves nothing under ${prefix}`);
   }
+});
+
+Deno.test("a snapshot stored from pieces of any size reads back whole; one whose pieces fail leaves nothing", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const index = record();
+  assert.ok(await createIndexRecord(kv, index, []));
+  const bytes = Uint8Array.from({ length: 1_000_003 }, (_, i) => (i * 7) % 253);
+  const sizes = [1, 61_439, 61_441, 3, 200_000, 0, 5];
+  async function* pieces() {
+    let at = 0;
+    for (let i = 0; at < bytes.byteLength; i++) {
+      const size = sizes[i % sizes.length]!;
+      // Each piece in a buffer that is overwritten once the next one is asked for.
+      const piece = bytes.slice(at, at + size);
+      yield piece;
+      piece.fill(0);
+      at += size;
+    }
+  }
+  const pointer = await writeSnapshot(kv, index.id, { revision: 1, pieces: pieces() });
+  assert.equal(pointer?.bytes, bytes.byteLength);
+  assert.equal(pointer?.chunks, Math.ceil(bytes.byteLength / MAX_CHUNK_BYTES));
+  assert.deepEqual(await readSnapshot(kv, index.id), { revision: 1, bytes });
+
+  async function* failing() {
+    yield* pieces();
+    throw new Error("encoding failed");
+  }
+  await assert.rejects(writeSnapshot(kv, index.id, { revision: 2, pieces: failing() }), /encoding failed/);
+  assert.equal(await countKeys(kv, ["snapshot_chunks", index.id]), pointer?.chunks, "only the first version's chunks");
+  assert.equal((await readSnapshot(kv, index.id))?.revision, 1);
 });
 
 Deno.test("a snapshot write collects versions abandoned over an hour ago, and only those", async () => {
@@ -185,7 +216,7 @@ Deno.test("a snapshot write collects versions abandoned over an hour ago, and on
   const old = newTimedId(Date.now() - 2 * ABANDONED_AFTER_MS);
   const recent = newTimedId();
   for (const versionId of [old, recent]) await kv.set(["snapshot_chunks", index.id, versionId, 0], new Uint8Array(8));
-  assert.ok(await writeSnapshot(kv, index.id, { revision: 1, bytes: new Uint8Array(100) }));
+  assert.ok(await writeSnapshot(kv, index.id, { revision: 1, pieces: [new Uint8Array(100)] }));
   const versions = new Set<unknown>();
   for await (const entry of kv.list({ prefix: ["snapshot_chunks", index.id] })) versions.add(entry.key[2]);
   assert.ok(!versions.has(old), "the abandoned version is gone");
@@ -221,7 +252,7 @@ Deno.test("garbage collection removes what killed writers left in a live index, 
   assert.deepEqual(await keys("jobs"), new Set([young]), "so are abandoned job documents; young ones stay");
 
   // A snapshot whose writer died before it truncated the log.
-  assert.ok(await writeSnapshot(kv, index.id, { revision: 2, bytes: new Uint8Array(10) }));
+  assert.ok(await writeSnapshot(kv, index.id, { revision: 2, pieces: [new Uint8Array(10)] }));
   await collectGarbage(kv, Date.now() + 2 * ABANDONED_AFTER_MS);
   assert.equal(await countKeys(kv, ["log", index.id]), 0, "log entries a snapshot covers are gone");
   assert.equal(await countKeys(kv, ["staged", index.id]), 0, "with the batches they named");

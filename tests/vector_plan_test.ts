@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { loadAnnGraphs } from "../src/search/ann_graphs.ts";
 import { type DocUpdate, EXACT_SEARCH_MAX_VECTORS, SearchIndex } from "../src/search/search_index.ts";
 import { VectorStore } from "../src/search/vector_store.ts";
-import { decodeSearchSnapshot, encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
+import { snapshotBytes } from "./_helpers.ts";
 import { tuneVectorPlan, type TuningProbe, type VectorPlan } from "../src/search/vector_plan.ts";
 import { normals } from "./_vectors.ts";
 
@@ -116,7 +117,7 @@ Deno.test("a snapshot keeps the tuned plan, and one written before plans were ke
   index.apply(docs(unitVectors(12_000, 48, "clustered", 11)));
   index.flushGraph();
   tune(index);
-  const bytes = await encodeSearchSnapshot(index);
+  const bytes = await snapshotBytes(index);
   assert.deepEqual(decodeSearchSnapshot(bytes, { graphs }).vectorPlan, index.vectorPlan);
   // The plan is the last string: its length as u32, then its UTF-8 bytes.
   const older = bytes.subarray(0, bytes.byteLength - 4 - JSON.stringify(index.vectorPlan).length);

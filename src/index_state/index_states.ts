@@ -17,6 +17,7 @@ import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts"
 import { LOG_RETENTION_MS, readLogTail, truncateLog } from "../storage/change_log.ts";
 import {
   readSnapshotPointer,
+  type SnapshotPointer,
   takeSnapshotLease,
   truncatableRevision,
   writeSnapshot,
@@ -355,25 +356,22 @@ export class IndexStates {
     // Writes that land while the snapshot is encoded and written count towards the next one.
     const covered = log.logBytes;
     log.logBytes = 0;
-    // Encoded in slices, between which requests are answered and writes land: the snapshot shows the state now.
-    const revision = index.revision;
+    // Encoded in slices, between which requests are answered and writes land, and stored as it is encoded, so that its
+    // bytes are never held whole: the snapshot shows the state now.
     const slices = new TimeSlices(SNAPSHOT_SLICE_MS, SNAPSHOT_SHARE);
-    let bytes: Uint8Array | undefined;
+    let written: SnapshotPointer | null = null;
     try {
-      bytes = await encodeSearchSnapshot(index, slices);
-      const written = await writeSnapshot(this.#kv, address.id, { revision, bytes }, {
-        lease,
-        pace: () => slices.next(),
-      });
-      if (!written) bytes = undefined;
+      written = await writeSnapshot(this.#kv, address.id, {
+        revision: index.revision,
+        pieces: encodeSearchSnapshot(index, slices),
+      }, { lease, pace: () => slices.next() });
     } finally {
-      if (bytes === undefined) log.logBytes += covered;
+      if (written === null) log.logBytes += covered;
     }
-    if (bytes === undefined) return;
-    log.snapshotBytes = bytes.byteLength;
+    if (written === null) return;
+    log.snapshotBytes = written.bytes;
     this.#options.metrics.countSnapshotWritten();
-    const pointer = await readSnapshotPointer(this.#kv, address.id);
-    const truncatable = truncatableRevision(pointer, Date.now(), LOG_RETENTION_MS);
+    const truncatable = truncatableRevision(written, Date.now(), LOG_RETENTION_MS);
     if (truncatable > 0) await truncateLog(this.#kv, address.id, truncatable);
   }
 }

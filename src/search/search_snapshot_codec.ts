@@ -12,80 +12,92 @@ import { type Posting, TextIndex } from "./text_index.ts";
 import { VectorStore } from "./vector_store.ts";
 import type { VectorPlan } from "./vector_plan.ts";
 import type { Slices } from "../util/time_slices.ts";
+import type { GraphFile, SnapshotView } from "./snapshot_view.ts";
 
 const FORMAT = "quire-search-4";
 
+/** How much an encoding writes before it hands the bytes on: a snapshot is never held whole. */
+const PIECE_BYTES = 1 << 20;
+
 /**
- * Encodes an index's search state as it stands when called. With `slices`, the work pauses whenever a slice has used
- * its time, so that requests are answered in between; writes that land meanwhile change the index but not the
- * snapshot (see {@link SnapshotView}). Without, it runs to the end in one go.
+ * Encodes an index's search state as it stands when called, in pieces of about a MiB, each a view that holds until the
+ * next one is asked for. With `slices`, the work pauses whenever a slice has used its time, so that requests are
+ * answered in between; writes that land meanwhile (or while a consumer awaits between pieces) change the index but not
+ * the snapshot (see {@link SnapshotView}). Without, it pauses only where the consumer does.
  */
-export async function encodeSearchSnapshot(index: SearchIndex, slices?: Slices): Promise<Uint8Array> {
+export async function* encodeSearchSnapshot(index: SearchIndex, slices?: Slices): AsyncGenerator<Uint8Array> {
   const view = index.openSnapshotView();
   try {
-    // Room for all of it at once, so that the buffer is not copied as it grows: the index's size in memory is more.
-    const out = new ByteWriter(index.memoryBytes());
-    const pause = async () => {
+    // Room for a piece and the record that completes it, so that the buffer is rarely copied as it grows.
+    const out = new ByteWriter(PIECE_BYTES + (PIECE_BYTES >> 2));
+    for (const _record of writeRecords(view, out)) {
+      if (out.length >= PIECE_BYTES) yield out.drain();
       if (slices?.due) await slices.next();
-    };
-    out.string(FORMAT);
-    out.string(view.language);
-    out.f64(view.revision);
-    out.u32(view.slots);
-    out.u32(view.dims);
-    for (let slot = 0; slot < view.slots; slot++) {
-      await pause();
-      const doc = view.doc(slot);
-      if (doc === undefined) {
-        out.u8(0);
-        continue;
-      }
-      out.u8(1);
-      out.string(doc.id);
-      out.string(doc.content.text);
-      out.string(doc.content.metadata === undefined ? "" : JSON.stringify(doc.content.metadata));
-      out.u32(doc.length);
-      out.words(doc.content.spans ?? new Uint32Array(0));
-      out.words(Uint32Array.from(doc.passages));
-      for (const vector of doc.vectors) out.words(vector);
     }
-    // Terms are never empty, so an empty one ends the postings.
-    for (const term of view.terms) {
-      await pause();
-      const { slots, counts } = view.posting(term);
-      out.string(term);
-      out.words(Uint32Array.from(slots));
-      out.words(Uint32Array.from(counts));
-    }
-    out.string("");
-    for (const word of view.variantWords) {
-      await pause();
-      if (view.keepsVariant(word)) out.string(word);
-    }
-    out.string("");
-    const graph = out.reserveRun(view.graph?.bytes ?? 0);
-    if (view.graph !== undefined) await readFileInto(view.graph.path, graph, pause);
-    // Last and optional, so that a snapshot written before it existed still reads: a load starts with the tuned plan.
-    if (view.graph !== undefined && view.plan !== undefined) out.string(JSON.stringify(view.plan));
-    return out.bytes();
+    yield out.drain();
   } finally {
     view.close();
   }
 }
 
-/** Reads a file into `target`, which its size, in pieces, with `pause` awaited between them. */
-async function readFileInto(path: string, target: Uint8Array, pause: () => Promise<void>): Promise<void> {
-  using file = await Deno.open(path);
-  for (let at = 0; at < target.byteLength;) {
-    await pause();
-    const read = await file.read(target.subarray(at, at + READ_PIECE_BYTES));
-    if (read === null) throw new Error(`The graph file ended ${target.byteLength - at} bytes early`);
+/** Writes the snapshot one record (a document, a posting, a word, a piece of the graph) at a time. */
+function* writeRecords(view: SnapshotView, out: ByteWriter): Generator<void> {
+  out.string(FORMAT);
+  out.string(view.language);
+  out.f64(view.revision);
+  out.u32(view.slots);
+  out.u32(view.dims);
+  for (let slot = 0; slot < view.slots; slot++) {
+    yield;
+    const doc = view.doc(slot);
+    if (doc === undefined) {
+      out.u8(0);
+      continue;
+    }
+    out.u8(1);
+    out.string(doc.id);
+    out.string(doc.content.text);
+    out.string(doc.content.metadata === undefined ? "" : JSON.stringify(doc.content.metadata));
+    out.u32(doc.length);
+    out.words(doc.content.spans ?? new Uint32Array(0));
+    out.words(Uint32Array.from(doc.passages));
+    for (const vector of doc.vectors) out.words(vector);
+  }
+  // Terms are never empty, so an empty one ends the postings.
+  for (const term of view.terms) {
+    yield;
+    const { slots, counts } = view.posting(term);
+    out.string(term);
+    out.words(Uint32Array.from(slots));
+    out.words(Uint32Array.from(counts));
+  }
+  out.string("");
+  for (const word of view.variantWords) {
+    yield;
+    if (view.keepsVariant(word)) out.string(word);
+  }
+  out.string("");
+  out.u32(view.graph?.bytes ?? 0);
+  if (view.graph !== undefined) yield* appendFile(view.graph, out);
+  // Last and optional, so that a snapshot written before it existed still reads: a load starts with the tuned plan.
+  if (view.graph !== undefined && view.plan !== undefined) out.string(JSON.stringify(view.plan));
+}
+
+/** Appends a file of the size `file` names, a piece per step. */
+function* appendFile(file: GraphFile, out: ByteWriter): Generator<void> {
+  using handle = Deno.openSync(file.path);
+  const piece = new Uint8Array(READ_PIECE_BYTES);
+  for (let at = 0; at < file.bytes;) {
+    yield;
+    const read = handle.readSync(piece.subarray(0, Math.min(READ_PIECE_BYTES, file.bytes - at)));
+    if (read === null) throw new Error(`The graph file ended ${file.bytes - at} bytes early`);
+    out.append(piece.subarray(0, read));
     at += read;
   }
 }
 
-/** How much of the graph's file one read takes. */
-const READ_PIECE_BYTES = 1 << 20;
+/** How much of the graph's file one step reads. */
+const READ_PIECE_BYTES = 1 << 18;
 
 /** Options of {@link decodeSearchSnapshot}. */
 export interface SnapshotDecodeOptions {

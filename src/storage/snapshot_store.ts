@@ -3,7 +3,15 @@
  * id and made visible by one atomic swap of the index's snapshot pointer. Old versions are deleted after the swap.
  */
 import { snapshotChunkKey, snapshotChunksPrefix, snapshotLeaseKey, snapshotPointerKey, trashKey } from "./kv_keys.ts";
-import { commitInBatches, deleteTrees, firstOfGroups, MAX_CHUNK_BYTES, readInGroups } from "./kv_batches.ts";
+import {
+  commitInBatches,
+  deleteTrees,
+  firstOfGroups,
+  MAX_BYTES_PER_COMMIT,
+  MAX_CHUNK_BYTES,
+  MAX_MUTATIONS_PER_COMMIT,
+  readInGroups,
+} from "./kv_batches.ts";
 import { isAbandoned, newTimedId } from "./timed_id.ts";
 
 /** The pointer to one snapshot version and the index revision it shows. */
@@ -49,27 +57,55 @@ export interface Snapshot {
   bytes: Uint8Array;
 }
 
+/** A snapshot to write: the revision it shows, and its bytes in pieces of any size, e.g. as they are encoded. */
+export interface SnapshotSource {
+  revision: number;
+  pieces: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+}
+
 /**
- * Stores a snapshot of an index unless it already has one as recent, or the index has been deleted; returns whether
- * it became the current one.
+ * Stores a snapshot of an index unless it already has one as recent, or the index has been deleted; returns its pointer
+ * when it became the current one, or null. The pieces are stored as they come, so that a large snapshot is never held
+ * whole; if they fail, what was stored of them is deleted.
  */
 export async function writeSnapshot(
   kv: Deno.Kv,
   indexId: string,
-  snapshot: Snapshot,
+  snapshot: SnapshotSource,
   options: SnapshotWriteOptions = {},
-): Promise<boolean> {
+): Promise<SnapshotPointer | null> {
   const versionId = newTimedId();
-  const chunks = Math.ceil(snapshot.bytes.byteLength / MAX_CHUNK_BYTES);
-  // Ten chunks per commit, each copied only when its commit is built, so that a large snapshot is not held twice.
-  for (let first = 0; first < chunks; first += 10) {
+  let chunks = 0;
+  let bytes = 0;
+  // One commit's chunks, gathered in one buffer that is filled again once they are committed.
+  const batch = new Uint8Array(CHUNKS_PER_COMMIT * MAX_CHUNK_BYTES);
+  let filled = 0;
+  const commit = async () => {
     const mutations: Deno.KvMutation[] = [];
-    for (let seq = first; seq < Math.min(first + 10, chunks); seq++) {
-      const value = snapshot.bytes.slice(seq * MAX_CHUNK_BYTES, (seq + 1) * MAX_CHUNK_BYTES);
-      mutations.push({ type: "set", key: snapshotChunkKey(indexId, versionId, seq), value });
+    for (let at = 0; at < filled; at += MAX_CHUNK_BYTES) {
+      const value = batch.subarray(at, Math.min(at + MAX_CHUNK_BYTES, filled));
+      mutations.push({ type: "set", key: snapshotChunkKey(indexId, versionId, chunks++), value });
     }
+    // Deno KV has copied the values once the commit is done.
     await commitInBatches(kv, mutations);
+    bytes += filled;
+    filled = 0;
     await options.pace?.();
+  };
+  try {
+    for await (const piece of snapshot.pieces) {
+      for (let at = 0; at < piece.byteLength;) {
+        const taken = Math.min(batch.byteLength - filled, piece.byteLength - at);
+        batch.set(piece.subarray(at, at + taken), filled);
+        filled += taken;
+        at += taken;
+        if (filled === batch.byteLength) await commit();
+      }
+    }
+    if (filled > 0) await commit();
+  } catch (error) {
+    await deleteChunks(kv, indexId, versionId, chunks);
+    throw error;
   }
   const pointerKey = snapshotPointerKey(indexId);
   const previous = await kv.get<SnapshotPointer>(pointerKey);
@@ -81,17 +117,42 @@ export async function writeSnapshot(
     versionId,
     revision: snapshot.revision,
     chunks,
-    bytes: snapshot.bytes.byteLength,
+    bytes,
     history: [...earlier, { revision: snapshot.revision, at: options.now ?? Date.now() }].slice(-HISTORY_LENGTH),
   };
   const newer = (previous.value?.revision ?? -1) < snapshot.revision;
   const swap = kv.atomic().check(previous, { key: trashKey(indexId), versionstamp: null }).set(pointerKey, pointer);
   if (options.lease !== undefined) swap.check(options.lease).delete(options.lease.key);
   const result = newer ? await swap.commit() : { ok: false };
-  const obsolete = result.ok ? previous.value?.versionId : versionId;
-  if (obsolete !== undefined) await deleteTrees(kv, [snapshotChunksPrefix(indexId, obsolete)], options.pace);
+  const obsolete = result.ok ? previous.value : pointer;
+  if (obsolete !== null) await deleteChunks(kv, indexId, obsolete.versionId, obsolete.chunks, options.pace);
   if (result.ok) await deleteAbandonedVersions(kv, indexId, versionId);
-  return result.ok;
+  return result.ok ? pointer : null;
+}
+
+/** Chunks of a snapshot per commit, within its byte budget with room for their keys. */
+const CHUNKS_PER_COMMIT = Math.floor(MAX_BYTES_PER_COMMIT / (MAX_CHUNK_BYTES + 1024));
+
+/**
+ * Deletes a version's chunks by their keys, `count` of them, without reading them (a listing reads the values too: all
+ * of a snapshot's bytes), then by listing what is left, should the count fall short.
+ */
+async function deleteChunks(
+  kv: Deno.Kv,
+  indexId: string,
+  versionId: string,
+  count: number,
+  pace?: () => Promise<void>,
+): Promise<void> {
+  for (let first = 0; first < count; first += MAX_MUTATIONS_PER_COMMIT) {
+    const mutations = Array.from({ length: Math.min(MAX_MUTATIONS_PER_COMMIT, count - first) }, (_, i) => ({
+      type: "delete" as const,
+      key: snapshotChunkKey(indexId, versionId, first + i),
+    }));
+    await commitInBatches(kv, mutations);
+    await pace?.();
+  }
+  await deleteTrees(kv, [snapshotChunksPrefix(indexId, versionId)], pace);
 }
 
 /**

@@ -3,11 +3,13 @@
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Appends values to a growing buffer. */
+/** Appends values to a growing buffer, which can be handed on in pieces as it fills (see {@link ByteWriter.drain}). */
 export class ByteWriter {
   #bytes: Uint8Array;
   #view: DataView;
   #length = 0;
+  /** Bytes handed on by {@link drain}, which count towards the alignment of {@link words}. */
+  #drained = 0;
 
   /** Starts with room for `capacity` bytes; it grows, by copying, when more is written. */
   constructor(capacity = 1024) {
@@ -15,9 +17,25 @@ export class ByteWriter {
     this.#view = new DataView(this.#bytes.buffer);
   }
 
+  /** How many bytes were written since the start or the last {@link drain}. */
+  get length(): number {
+    return this.#length;
+  }
+
   /** The bytes written so far, as a view of the writer's buffer. */
   bytes(): Uint8Array {
     return this.#bytes.subarray(0, this.#length);
+  }
+
+  /**
+   * Hands on the bytes written since the start or the last drain, as a view of the writer's buffer, and goes on from
+   * the buffer's start: the view holds until the next write. A long output thus passes through one buffer, never whole.
+   */
+  drain(): Uint8Array {
+    const piece = this.bytes();
+    this.#drained += this.#length;
+    this.#length = 0;
+    return piece;
   }
 
   u8(value: number): void {
@@ -46,19 +64,21 @@ export class ByteWriter {
     this.#length += 4 + written;
   }
 
-  /** A run of `length` bytes, after its length as u32, for the caller to fill in: a view of the writer's buffer. */
-  reserveRun(length: number): Uint8Array {
-    this.u32(length);
-    this.#reserve(length);
-    this.#length += length;
-    return this.#bytes.subarray(this.#length - length, this.#length);
+  /** Bytes as they are: after a u32 of their total length, a run that {@link ByteReader.run} reads, in pieces. */
+  append(bytes: Uint8Array): void {
+    this.#reserve(bytes.byteLength);
+    this.#bytes.set(bytes, this.#length);
+    this.#length += bytes.byteLength;
   }
 
   /** Float32 or uint32 values, padded to start 4-byte aligned, so that readers view them without copying. */
   words(values: Float32Array | Uint32Array): void {
     this.u32(values.length);
     this.#reserve(3 + values.byteLength);
-    this.#length += (4 - this.#length % 4) % 4;
+    const padding = (4 - (this.#drained + this.#length) % 4) % 4;
+    // Zeroed, since a drained buffer holds earlier bytes.
+    this.#bytes.fill(0, this.#length, this.#length + padding);
+    this.#length += padding;
     this.#bytes.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), this.#length);
     this.#length += values.byteLength;
   }
