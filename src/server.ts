@@ -19,6 +19,7 @@ import { listenForJobs } from "./storage/job_docs.ts";
 import { JobRunner } from "./jobs/job_runner.ts";
 import { createProject } from "./projects/project_store.ts";
 import { listProjects } from "./storage/project_records.ts";
+import { NativeAllocator } from "./util/native_allocator.ts";
 
 /** The project created on first start, so that a newcomer has a key at once. */
 export const DEFAULT_PROJECT_ID = "default";
@@ -87,12 +88,15 @@ export async function createService(
     pid: Deno.pid,
     id: `${Deno.pid}-${crypto.randomUUID()}`,
   };
+  const native = config.EMBEDDING_BACKEND === "native";
+  const allocator = native ? NativeAllocator.open() : undefined;
   const indexStates = new IndexStates(kv, background, {
     capacity: config.SEARCH_CACHE_INDEXES,
     budgetBytes: searchCacheBudgetBytes(config.SEARCH_CACHE_MB, config.EMBEDDING_BACKEND),
     metrics,
     owner: instance.id,
-    graphs: (options.graphs ?? config.EMBEDDING_BACKEND === "native") ? await loadAnnGraphs() : undefined,
+    graphs: (options.graphs ?? native) ? await loadAnnGraphs() : undefined,
+    allocator,
   });
   const context: ServiceContext = {
     kv,
@@ -132,6 +136,7 @@ export async function createService(
       bodyDeadlines.stop();
       await log?.flush();
       await background.idle();
+      allocator?.close();
     },
   };
 }

@@ -11,6 +11,7 @@ import type { AnnGraphs } from "../search/ann_graphs.ts";
 import { EXACT_SEARCH_MAX_VECTORS, type SearchIndex } from "../search/search_index.ts";
 import { encodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
 import { nextTurn, TimeSlices } from "../util/time_slices.ts";
+import type { NativeAllocator } from "../util/native_allocator.ts";
 import { GraphInserts } from "./graph_inserts.ts";
 import type { DocChange } from "../storage/doc_records.ts";
 import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
@@ -56,6 +57,8 @@ export interface IndexStatesOptions {
   graphs?: AnnGraphs | undefined;
   /** How long a snapshot lease lasts; a writer killed mid-snapshot holds it this long at most. */
   snapshotLeaseMs?: number;
+  /** Given back the free pages that a snapshot's load or write leaves, where it can be. */
+  allocator?: NativeAllocator | undefined;
 }
 
 /** How long a process may take to write a snapshot before another may take its lease. */
@@ -173,6 +176,7 @@ export class IndexStates {
       this.#background.run("collect a read snapshot", async () => {
         await nextTurn();
         collectGarbageNow();
+        await this.#options.allocator?.trim();
       });
     }
     return loaded;
@@ -373,6 +377,8 @@ export class IndexStates {
     this.#options.metrics.countSnapshotWritten();
     const truncatable = truncatableRevision(written, Date.now(), LOG_RETENTION_MS);
     if (truncatable > 0) await truncateLog(this.#kv, address.id, truncatable);
+    // Encoding and storing a snapshot, and reading the log it covers, passed many buffers through the C allocator.
+    await this.#options.allocator?.trim();
   }
 }
 
