@@ -306,7 +306,7 @@ export class TextIndex {
 
   /** Every term some slot holds, for a snapshot. */
   terms(): string[] {
-    return wordsOf(this.#tree);
+    return [...this.#holders.keys()];
   }
 
   /** Every word of the second tree, for a snapshot: the caller keeps those whose terms it stores. */
