@@ -73,9 +73,8 @@ export async function loadClientVectors(
 export async function settle(server: ServerProcess): Promise<number> {
   const started = performance.now();
   const sample = async () => {
-    const text = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
-    const waiting = text.match(/^quire_graph_inserts_waiting (\d+)/m)?.[1] ?? "0";
-    return { written: text.match(/^quire_snapshots_written_total (\d+)/m)?.[1], waiting: Number(waiting) };
+    const text = await metricsText(server);
+    return { written: text.match(/^quire_snapshots_written_total (\d+)/m)?.[1], waiting: insertsWaiting(text) };
   };
   let last = await sample();
   let quietSince = performance.now();
@@ -88,6 +87,19 @@ export async function settle(server: ServerProcess): Promise<number> {
     last = now;
   }
   return (performance.now() - started) / 1000;
+}
+
+/** How many vectors wait to join the server's graphs, from its metrics. */
+export async function graphInsertsWaiting(server: ServerProcess): Promise<number> {
+  return insertsWaiting(await metricsText(server));
+}
+
+async function metricsText(server: ServerProcess): Promise<string> {
+  return await (await fetch(server.url.replace("/manage", "/metrics"))).text();
+}
+
+function insertsWaiting(metrics: string): number {
+  return Number(metrics.match(/^quire_graph_inserts_waiting (\d+)/m)?.[1] ?? "0");
 }
 
 /** How many searches {@link searchP50} times, and how many clients send them at once. */

@@ -13,6 +13,7 @@ import { line, ok, rssMiB } from "./_bench_helpers.ts";
 import { benchQueries, ms } from "./_corpus.ts";
 import {
   DIMS,
+  graphInsertsWaiting,
   loadClientVectors,
   SEARCH_CLIENTS,
   type SearchMode,
@@ -73,7 +74,11 @@ for (const docs of SIZES) {
       `${name}${docs} docs`,
       `loaded in ${(took / 1000).toFixed(1)} s (${Math.round(docs / took * 1000)} docs/s, ${DIMS}-d)`,
     );
-    await settle(server);
+    const waited = await settle(server);
+    line(
+      `${name}${docs} docs`,
+      `settled in ${waited.toFixed(0)} s, ${await graphInsertsWaiting(server)} vectors waiting for the graph`,
+    );
     const row = { rss: 0 } as Record<Mode | "rss", number>;
     for (const mode of MODES) {
       await searchP50(server, "near-random", mode);
