@@ -79,8 +79,53 @@ function rankPageAmong(scores: ArrayLike<number>, idOf: (position: number) => st
 /** Room for {@link kthLargest}'s copies, kept between calls: a search of 100,000 documents selects among 30,000. */
 let selection = new Float64Array(0);
 
-/** The `k`th largest of `values` (1 ≤ k ≤ length), by quickselect on a copy. */
+/**
+ * Up to this share of the values, {@link kthLargest} keeps the `k` largest in a heap in one pass instead of copying
+ * them all for quickselect: a full-text page of 10 among a million documents' 280,000 matches took 2.6 ms by
+ * quickselect.
+ */
+const HEAP_SELECT_SHARE = 1 / 16;
+
+/** The `k`th largest of `values` (1 ≤ k ≤ length). */
 function kthLargest(values: ArrayLike<number>, k: number): number {
+  return k <= values.length * HEAP_SELECT_SHARE ? kthLargestByHeap(values, k) : kthLargestBySelection(values, k);
+}
+
+/** The `k`th largest of `values`: the least of a min-heap of the `k` largest so far, which few values enter. */
+function kthLargestByHeap(values: ArrayLike<number>, k: number): number {
+  if (selection.length < k) selection = new Float64Array(k);
+  const heap = selection.subarray(0, k);
+  for (let i = 0; i < k; i++) {
+    // Sift up the new value of a heap of i + 1.
+    let at = i;
+    const value = values[i]!;
+    while (at > 0 && heap[(at - 1) >> 1]! > value) {
+      heap[at] = heap[(at - 1) >> 1]!;
+      at = (at - 1) >> 1;
+    }
+    heap[at] = value;
+  }
+  for (let i = k; i < values.length; i++) {
+    const value = values[i]!;
+    if (value <= heap[0]!) continue;
+    // Replace the least and sift it down.
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= k) break;
+      const right = left + 1;
+      const child = right < k && heap[right]! < heap[left]! ? right : left;
+      if (heap[child]! >= value) break;
+      heap[at] = heap[child]!;
+      at = child;
+    }
+    heap[at] = value;
+  }
+  return heap[0]!;
+}
+
+/** The `k`th largest of `values`, by quickselect on a copy. */
+function kthLargestBySelection(values: ArrayLike<number>, k: number): number {
   if (selection.length < values.length) selection = new Float64Array(values.length);
   const copy = selection.subarray(0, values.length);
   copy.set(values);
