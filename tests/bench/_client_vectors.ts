@@ -12,6 +12,11 @@ import { benchDocs, benchQueries, quantile } from "./_corpus.ts";
 export const DIMS = 384;
 /** Documents per `addDocs` of a bulk load. */
 const BATCH = 1_000;
+/**
+ * `addDocs` requests a bulk load keeps in flight: it builds and sends its next batch (70 ms for 1,000 documents of 384-d
+ * vectors as JSON) while the server applies the last, as a bulk loader does.
+ */
+const LOADS_IN_FLIGHT = 2;
 
 /** Vectors close to random (uniform on the sphere), or around one of 100 centres. */
 export type Corpus = "near-random" | "clustered";
@@ -45,7 +50,7 @@ export async function loadClientVectors(
   server: ServerProcess,
   corpus: Corpus,
   docs: number,
-  { prose = false } = {},
+  { prose = false, inFlight = LOADS_IN_FLIGHT } = {},
 ): Promise<number> {
   await ok(server, {
     action: "createIndex",
@@ -54,8 +59,11 @@ export async function loadClientVectors(
     docs: [],
     options: { wait: true },
   });
-  return await timed(async () => {
-    for (let from = 0; from < docs; from += BATCH) {
+  let next = 0;
+  const send = async () => {
+    while (next < docs) {
+      const from = next;
+      next += BATCH;
       const count = Math.min(BATCH, docs - from);
       const texts = prose
         ? benchDocs("d", from, count)
@@ -63,7 +71,8 @@ export async function loadClientVectors(
       const batch = texts.map((doc, i) => ({ ...doc, vector: vectorOf(corpus, from + i) }));
       await ok(server, { action: "addDocs", indexName: corpus, docs: batch, options: { wait: true } });
     }
-  });
+  };
+  return await timed(() => Promise.all(Array.from({ length: inFlight }, send)));
 }
 
 /**
