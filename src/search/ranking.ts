@@ -91,7 +91,11 @@ function kthLargest(values: ArrayLike<number>, k: number): number {
   return k <= values.length * HEAP_SELECT_SHARE ? kthLargestByHeap(values, k) : kthLargestBySelection(values, k);
 }
 
-/** The `k`th largest of `values`: the least of a min-heap of the `k` largest so far, which few values enter. */
+/**
+ * The `k`th largest of `values`: the least of a min-heap of the `k` largest so far, which few values enter. Its sifts
+ * are written out on a typed array rather than calling {@link siftUp} and {@link siftDown} with a comparator: those
+ * took 1.2-1.4× as long to select hybrid's text candidates (500 of 28,000 and 4,350 of 278,000 scores).
+ */
 function kthLargestByHeap(values: ArrayLike<number>, k: number): number {
   if (selection.length < k) selection = new Float64Array(k);
   const heap = selection.subarray(0, k);
