@@ -5,6 +5,7 @@ import { Embedder } from "../src/embedding/embedder.ts";
 import type { ModelRegistry } from "../src/embedding/model_registry.ts";
 import { openKvStore } from "../src/storage/kv_store.ts";
 import type { SearchIndex } from "../src/search/search_index.ts";
+import type { TextIndex, TextQuery, TextScores } from "../src/search/text_index.ts";
 import { encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
 import { concatBytes } from "../src/util/concat_bytes.ts";
 import type { Slices } from "../src/util/time_slices.ts";
@@ -186,4 +187,9 @@ export async function snapshotBytes(index: SearchIndex, slices?: Slices): Promis
   const pieces: Uint8Array[] = [];
   for await (const piece of encodeSearchSnapshot(index, slices)) pieces.push(piece.slice());
   return concatBytes(pieces);
+}
+
+/** Copies of the BM25 scores that {@link TextIndex.withScores} lends for the length of a call. */
+export function textScores(text: TextIndex, query: TextQuery, keep?: (slot: number) => boolean): TextScores {
+  return text.withScores(query, keep, ({ slots, scores }) => ({ slots: slots.slice(), scores: scores.slice() }));
 }

@@ -12,7 +12,7 @@ import { radix } from "@orama/orama/trees";
 import { type MatchOptions, TextIndex } from "../src/search/text_index.ts";
 import { SearchIndex, type SearchQuery } from "../src/search/search_index.ts";
 import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
-import { snapshotBytes } from "./_helpers.ts";
+import { snapshotBytes, textScores } from "./_helpers.ts";
 import type { StoredDoc } from "../src/storage/doc_records.ts";
 
 const FUZZY: MatchOptions = { typoTolerance: true, prefix: true };
@@ -138,7 +138,7 @@ Deno.test("an exact match ranks above a typo match of the same BM25 weight, and 
   const texts = new TextIndex();
   texts.add(0, "mansions");
   texts.add(1, "mansion");
-  const stemmed = texts.scores(texts.query("mansion", EXACT));
+  const stemmed = textScores(texts, texts.query("mansion", EXACT));
   assert.equal(stemmed.slots.length, 2);
   assert.equal(stemmed.scores[0], stemmed.scores[1], "a stemmed match is an exact one, not a typo");
 });

@@ -5,7 +5,7 @@ import { TextIndex } from "../src/search/text_index.ts";
 import { VectorStore } from "../src/search/vector_store.ts";
 import { EXACT_SEARCH_MAX_VECTORS, SearchIndex, type SearchQuery } from "../src/search/search_index.ts";
 import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
-import { snapshotBytes } from "./_helpers.ts";
+import { snapshotBytes, textScores } from "./_helpers.ts";
 import type { DocChange, StoredDoc } from "../src/storage/doc_records.ts";
 import { bestPositions, compareCodePoints, rankPage } from "../src/search/ranking.ts";
 import { fuseScores, fusionScale } from "../src/search/hybrid_fusion.ts";
@@ -71,7 +71,7 @@ Deno.test("full-text scores are Okapi BM25 with raw term counts and lengths", ()
     const idf = Math.log(1 + (3 - holders + 0.5) / (holders + 0.5));
     return idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / 3));
   };
-  const exact = (query: string) => index.scores(index.query(query, { typoTolerance: false, prefix: false }));
+  const exact = (query: string) => textScores(index, index.query(query, { typoTolerance: false, prefix: false }));
   const { slots, scores } = exact("Apple cherry apple");
   const score = new Map([...slots].map((slot, i) => [slot, scores[i]!]));
   assert.deepEqual([...score.keys()].sort(), [0, 1, 2]);
@@ -97,13 +97,14 @@ Deno.test("BM25 sums kept between searches start from zero each time, even after
   const exact = { typoTolerance: false, prefix: false };
   const queries = ["w1 w18 w35", "w35 w52", "w1", "w200 w217 w18 w69"];
   assert.throws(() =>
-    used.scores(used.query("w1 w18", exact), () => {
+    textScores(used, used.query("w1 w18", exact), () => {
       throw new Error("a broken filter");
     })
   );
   for (const text of queries) {
     const query = used.query(text, exact);
-    assert.deepEqual(used.scores(query), fresh().scores(fresh().query(text, exact)), text);
+    const rebuilt = fresh();
+    assert.deepEqual(textScores(used, query), textScores(rebuilt, rebuilt.query(text, exact)), text);
     used.withScores(query, undefined, ({ slots, scores }, scoreOf) => {
       slots.forEach((slot, i) => assert.equal(scoreOf(slot), scores[i], `${text}: slot ${slot}`));
       const matched = new Set(slots);

@@ -189,17 +189,11 @@ export class TextIndex {
   }
 
   /**
-   * The BM25 score of every slot that matches at least one word of `query` and that `keep` accepts: per query word,
-   * the best of its matches, each weighted.
-   */
-  scores(query: TextQuery, keep?: (slot: number) => boolean): TextScores {
-    return this.withScores(query, keep, ({ slots, scores }) => ({ slots: slots.slice(), scores: scores.slice() }));
-  }
-
-  /**
-   * Calls `use` with what {@link scores} returns and a lookup of any slot's score (0 where it matches nothing), all of
-   * which serve only during the call: the slots and scores are views of arrays the next search reuses, and the lookup
-   * reads the sums as the search left them, so that a few hundred slots are looked up without a map of every match.
+   * Calls `use` with the BM25 score of every slot that matches at least one word of `query` and that `keep` accepts
+   * (per query word, the best of its matches, each weighted), and a lookup of any slot's score (0 where it matches
+   * nothing). All of them serve only during the call: the slots and scores are views of arrays the next search reuses,
+   * and the lookup reads the sums as the search left them, so that a few hundred slots are looked up without a map of
+   * every match.
    */
   withScores<T>(
     query: TextQuery,
@@ -401,7 +395,7 @@ export class TextIndex {
   }
 }
 
-/** Every word of a radix tree that some slot still holds. */
+/** Every word of a radix tree that ends at a node with a value: the words inserted and not removed. */
 function wordsOf(tree: radix.RadixNode): string[] {
   const words: string[] = [];
   const stack: radix.RadixNode[] = [tree];
