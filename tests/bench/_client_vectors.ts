@@ -26,35 +26,43 @@ export function vectorOf(corpus: Corpus, seed: number): number[] {
   return unitVector(seed, DIMS, corpus === "clustered").map((x) => Math.round(x * 1e6) / 1e6);
 }
 
-/**
- * Starts `main.ts` of the checkout at `root` over a fresh store, with the model `client-384` for client vectors, and
- * `settings` in its environment.
- */
-export async function startClientVectorServer(
-  root: string,
-  settings: Record<string, string> = {},
-): Promise<ServerProcess> {
+/** An environment for a server over a fresh store, with the model `client-384` for client vectors, and `settings`. */
+export async function clientVectorEnvironment(settings: Record<string, string> = {}): Promise<Record<string, string>> {
   const env = { ...await serverEnvironment(), ...settings };
   await Deno.writeTextFile(
     env.MODELS_FILE!,
     JSON.stringify({ ...await testModels(), "client-384": { version: "1", dimensions: DIMS } }),
   );
-  return await startServerProcess(env, "", { args: ["run", ...PERMISSIONS, `${root}/main.ts`] });
+  return env;
 }
 
 /**
- * Creates the index `corpus` and loads documents `d0`… with the corpus's first `docs` vectors, 1,000 per `addDocs`;
- * returns the milliseconds the load took. With `prose`, the documents carry the benchmark's texts and metadata.
+ * Starts `main.ts` of the checkout at `root` with `env` (a fresh {@link clientVectorEnvironment} by default); `key` is
+ * the project's, when the store already has it (a restart).
+ */
+export async function startClientVectorServer(
+  root: string,
+  env?: Record<string, string>,
+  key = "",
+): Promise<ServerProcess> {
+  env ??= await clientVectorEnvironment();
+  return await startServerProcess(env, key, { args: ["run", ...PERMISSIONS, `${root}/main.ts`] });
+}
+
+/**
+ * Creates the index `corpus` (or `indexName`) and loads documents `d0`… with the corpus's first `docs` vectors, 1,000
+ * per `addDocs`; returns the milliseconds the load took. With `prose`, the documents carry the benchmark's texts and
+ * metadata.
  */
 export async function loadClientVectors(
   server: ServerProcess,
   corpus: Corpus,
   docs: number,
-  { prose = false, inFlight = LOADS_IN_FLIGHT } = {},
+  { prose = false, inFlight = LOADS_IN_FLIGHT, indexName = corpus as string } = {},
 ): Promise<number> {
   await ok(server, {
     action: "createIndex",
-    indexName: corpus,
+    indexName,
     modelId: "client-384",
     docs: [],
     options: { wait: true },
@@ -69,7 +77,7 @@ export async function loadClientVectors(
         ? benchDocs("d", from, count)
         : Array.from({ length: count }, (_, i) => ({ id: `d${from + i}`, text: `document ${from + i}` }));
       const batch = texts.map((doc, i) => ({ ...doc, vector: vectorOf(corpus, from + i) }));
-      await ok(server, { action: "addDocs", indexName: corpus, docs: batch, options: { wait: true } });
+      await ok(server, { action: "addDocs", indexName, docs: batch, options: { wait: true } });
     }
   };
   return await timed(() => Promise.all(Array.from({ length: inFlight }, send)));

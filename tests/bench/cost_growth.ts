@@ -1,17 +1,20 @@
 /**
  * `deno task bench:growth`: how search latency and memory grow with the index (issue 16's target 9). For 10,000 and
  * 100,000 documents (and 1,000,000 with `--large`), each in a fresh server: the benchmark's texts (20-60 words) with
- * near-random 384-d client vectors, loaded 1,000 per `addDocs`; then, once settled, the p50 of vector, fulltext and
- * hybrid searches at 8 clients, the server's RSS after them, and hybrid's recall@10 against the exhaustive fusion.
+ * near-random 384-d client vectors, loaded 1,000 per `addDocs`, beside an index of 1,000 such documents; then, once
+ * settled, the p50 of vector, fulltext and hybrid searches at 8 clients, the server's RSS after them, hybrid's recall@10
+ * against the exhaustive fusion, and what 10-document writes cost on the index against the 1,000-document one
+ * (interleaved). Then a restart over the same store, and the first search's time and RSS (issue 16's target 1).
  * Last, the growth between sizes: the exponent b of p50 ∝ nᵇ, and the plainest law it fits. With `--before <dir>`, each
  * size runs first on a server started from another checkout (e.g. a git worktree of an earlier commit), and the ratios
  * follow.
  */
 import { parseArgs } from "node:util";
 import type { ServerProcess } from "../_server_process.ts";
-import { line, ok, rssMiB } from "./_bench_helpers.ts";
-import { benchQueries, ms } from "./_corpus.ts";
+import { line, ok, rssMiB, timed } from "./_bench_helpers.ts";
+import { benchDocs, benchQueries, ms, quantile } from "./_corpus.ts";
 import {
+  clientVectorEnvironment,
   DIMS,
   graphInsertsWaiting,
   loadClientVectors,
@@ -29,6 +32,9 @@ const args = parseArgs({
 });
 const SIZES = args.values.large ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
 const RECALL_QUERIES = 100;
+/** The documents of the index that writes are compared with, and the 10-document writes timed on each index. */
+const SMALL_DOCS = 1_000;
+const WRITE_ROUNDS = 20;
 const MODES: SearchMode[] = ["vector", "fulltext", "hybrid"];
 type Result = { hits: { id: string }[] };
 type Mode = SearchMode;
@@ -60,6 +66,31 @@ async function hybridRecall(server: ServerProcess): Promise<number> {
   return found / (RECALL_QUERIES * 10);
 }
 
+/**
+ * The medians of 10-document `addDocs` and `deleteDocs` (each waits for its write) on `indexName` and on `small`, in
+ * rounds that alternate which goes first.
+ */
+async function writeCosts(server: ServerProcess, indexName: string): Promise<string> {
+  const times = new Map<string, number[]>();
+  const time = async (key: string, body: Record<string, unknown>) => {
+    const took = await timed(() => ok(server, body));
+    times.set(key, [...times.get(key) ?? [], took]);
+  };
+  for (let round = 0; round < WRITE_ROUNDS; round++) {
+    for (const index of round % 2 === 0 ? ["small", indexName] : [indexName, "small"]) {
+      const docs = benchDocs(`w${round}-`, 5_000_000 + round * 10, 10)
+        .map((doc, i) => ({ ...doc, vector: vectorOf("near-random", 30_000_000 + round * 10 + i) }));
+      await time(`${index} add`, { action: "addDocs", indexName: index, docs });
+      await time(`${index} delete`, { action: "deleteDocs", indexName: index, docIds: docs.map((doc) => doc.id) });
+    }
+  }
+  const median = (key: string) => quantile(times.get(key)!, 0.5);
+  return ["add", "delete"].map((op) => {
+    const [small, large] = [median(`small ${op}`), median(`${indexName} ${op}`)];
+    return `${op}Docs ${ms(large)}, ${(large / small).toFixed(2)}× its ${ms(small)} at ${SMALL_DOCS} docs`;
+  }).join("; ");
+}
+
 const here = new URL("../..", import.meta.url).pathname;
 /** Each server's label (what its lines start with) and checkout. */
 const roots: [string, string][] = args.values.before === undefined
@@ -68,29 +99,48 @@ const roots: [string, string][] = args.values.before === undefined
 const figures = new Map<string, Record<Mode | "rss", number>>();
 for (const docs of SIZES) {
   for (const [name, root] of roots) {
-    await using server = await startClientVectorServer(root);
-    const took = await loadClientVectors(server, "near-random", docs, { prose: true });
-    line(
-      `${name}${docs} docs`,
-      `loaded in ${(took / 1000).toFixed(1)} s (${Math.round(docs / took * 1000)} docs/s, ${DIMS}-d)`,
-    );
-    const waited = await settle(server);
-    line(
-      `${name}${docs} docs`,
-      `settled in ${waited.toFixed(0)} s, ${await graphInsertsWaiting(server)} vectors waiting for the graph`,
-    );
-    const row = { rss: 0 } as Record<Mode | "rss", number>;
-    for (const mode of MODES) {
-      await searchP50(server, "near-random", mode);
-      row[mode] = await searchP50(server, "near-random", mode);
+    const env = await clientVectorEnvironment();
+    let key: string;
+    {
+      await using server = await startClientVectorServer(root, env);
+      key = server.key;
+      const took = await loadClientVectors(server, "near-random", docs, { prose: true });
+      line(
+        `${name}${docs} docs`,
+        `loaded in ${(took / 1000).toFixed(1)} s (${Math.round(docs / took * 1000)} docs/s, ${DIMS}-d)`,
+      );
+      await loadClientVectors(server, "near-random", SMALL_DOCS, { prose: true, indexName: "small" });
+      const waited = await settle(server);
+      line(
+        `${name}${docs} docs`,
+        `settled in ${waited.toFixed(0)} s, ${await graphInsertsWaiting(server)} vectors waiting for the graph`,
+      );
+      const row = { rss: 0 } as Record<Mode | "rss", number>;
+      for (const mode of MODES) {
+        await searchP50(server, "near-random", mode);
+        row[mode] = await searchP50(server, "near-random", mode);
+      }
+      row.rss = await rssMiB(server.pid);
+      figures.set(`${name}${docs}`, row);
+      line(
+        `${name}${docs} docs`,
+        `p50 at ${SEARCH_CLIENTS} clients: ${MODES.map((mode) => `${mode} ${ms(row[mode])}`).join(", ")}; ` +
+          `RSS ${Math.round(row.rss)} MiB; hybrid recall@10 ${(await hybridRecall(server)).toFixed(3)} ` +
+          `against the exhaustive fusion`,
+      );
+      line(`${name}${docs} docs`, `10-doc writes (medians): ${await writeCosts(server, "near-random")}`);
     }
-    row.rss = await rssMiB(server.pid);
-    figures.set(`${name}${docs}`, row);
+    // The server above has stopped (SIGTERM); the same checkout starts over the same store.
+    const restarted = performance.now();
+    await using server = await startClientVectorServer(root, env, key);
+    const listening = performance.now() - restarted;
+    const vector = vectorOf("near-random", 40_000_000);
+    const first = await timed(() => ok(server, { action: "search", indexName: "near-random", mode: "vector", vector }));
     line(
       `${name}${docs} docs`,
-      `p50 at ${SEARCH_CLIENTS} clients: ${MODES.map((mode) => `${mode} ${ms(row[mode])}`).join(", ")}; ` +
-        `RSS ${Math.round(row.rss)} MiB; hybrid recall@10 ${(await hybridRecall(server)).toFixed(3)} ` +
-        `against the exhaustive fusion`,
+      `restarted: listening ${ms(listening)}, first vector search ${ms(first)}; RSS ${
+        Math.round(await rssMiB(server.pid))
+      } MiB`,
     );
   }
 }

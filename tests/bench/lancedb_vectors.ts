@@ -11,7 +11,15 @@ import { parseArgs } from "node:util";
 import { exactSearch, MetricKind } from "usearch";
 import { line, ok, rssMiB, timed } from "./_bench_helpers.ts";
 import { ms, quantile } from "./_corpus.ts";
-import { type Corpus, DIMS, loadClientVectors, settle, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
+import {
+  clientVectorEnvironment,
+  type Corpus,
+  DIMS,
+  loadClientVectors,
+  settle,
+  startClientVectorServer,
+  vectorOf,
+} from "./_client_vectors.ts";
 import { type PeerSearchSetting, runPeer } from "./peer/run_peer.ts";
 
 const args = parseArgs({
@@ -58,7 +66,10 @@ const recall = (found: string[][]) =>
 const ours = await (async () => {
   // Room for a million documents' state beside the snapshot it loads from (the default budget is a quarter of RAM).
   const settings = { SEARCH_CACHE_MB: String(16 * 1024) };
-  await using server = await startClientVectorServer(new URL("../..", import.meta.url).pathname, settings);
+  await using server = await startClientVectorServer(
+    new URL("../..", import.meta.url).pathname,
+    await clientVectorEnvironment(settings),
+  );
   const loaded = await loadClientVectors(server, CORPUS, DOCS);
   await ok(server, { action: "search", indexName: CORPUS, mode: "vector", vector: Array.from(queries[0]!) });
   const settled = await settle(server);
