@@ -199,6 +199,15 @@ Deno.test("a snapshot stored from pieces of any size reads back whole; one whose
   assert.equal(pointer?.bytes, bytes.byteLength);
   assert.equal(pointer?.chunks, Math.ceil(bytes.byteLength / MAX_CHUNK_BYTES));
   assert.deepEqual(await readSnapshot(kv, index.id), { revision: 1, bytes });
+  // A chunk gone from the middle or the end (a version being deleted) is never read past.
+  for (const seq of [3, pointer!.chunks - 1]) {
+    const key = ["snapshot_chunks", index.id, pointer!.versionId, seq];
+    const chunk = (await kv.get<Uint8Array>(key)).value!;
+    await kv.delete(key);
+    await assert.rejects(readSnapshot(kv, index.id), /missing chunks/);
+    await kv.set(key, chunk);
+  }
+  assert.deepEqual(await readSnapshot(kv, index.id), { revision: 1, bytes });
 
   async function* failing() {
     yield* pieces();
