@@ -130,7 +130,7 @@ Deno.test("the exact scan of int8 codes finds a vector's slot first, and no long
   vectors.forEach((vector, slot) => store.set(slot, vector));
   const ann = graphs.create(48);
   ann.add([...vectors.keys()], store);
-  ann.encode(vectors.keys(), store);
+  ann.encode([...vectors.keys()], store);
   for (const slot of [0, 5, 1_999]) {
     assert.equal(ann.scan(vectors[slot]!, 10)[0], slot);
     assert.equal(ann.search(vectors[slot]!, 10, 64)[0], slot);
@@ -150,7 +150,7 @@ Deno.test("a scan among some slots finds the nearest of those alone, by their co
   vectors.forEach((vector, slot) => store.set(slot, vector));
   const ann = graphs.create(48);
   // Codes without the graph: the vectors that wait to join it.
-  ann.encode(vectors.keys(), store);
+  ann.encode([...vectors.keys()], store);
   const among = [...vectors.keys()].filter((slot) => slot % 3 === 0);
   const found = ann.scanAmong(vectors[300]!, 5, among);
   assert.equal(found[0], 300);
@@ -172,7 +172,7 @@ Deno.test("the exact scan finds live vectors that are all opposite the query, ho
   vectors.forEach((vector, slot) => store.set(slot, vector));
   const ann = graphs.create(48);
   ann.add([...vectors.keys()], store);
-  ann.encode(vectors.keys(), store);
+  ann.encode([...vectors.keys()], store);
   for (let slot = 100; slot < 2_000; slot++) ann.remove(slot);
   const query = new Float32Array(48);
   query[0] = -1;

