@@ -129,6 +129,31 @@ Deno.test("an index whose searches scan every code adds to its graph only while 
   assert.equal(index.pendingGraphInserts, 0, "all join it once the process is idle");
 });
 
+Deno.test("inserts pause while a snapshot is written, but for those that writers wait for", async () => {
+  const graphed = new SearchIndex({ revision: 0, graphs: await loadAnnGraphs() });
+  graphed.apply(changesOf("a", EXACT_SEARCH_MAX_VECTORS + 1));
+  const background = new BackgroundTasks();
+  const inserts = new GraphInserts(background);
+  const scanning = await withPlan(graphed, { scan: true });
+  scanning.apply(changesOf("b", 1_000), { deferGraph: true });
+  const { promise: written, resolve: finishWrite } = Promise.withResolvers<void>();
+  const write = inserts.pausedDuring(() => written);
+  inserts.start("s", scanning, () => true);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(scanning.pendingGraphInserts, 1_000, "nothing joins the graph while the snapshot is written");
+
+  // Writers wait for an index whose searches use the graph: its inserts go on.
+  const searching = await withPlan(graphed, { scan: false });
+  searching.apply(changesOf("c", MAX_GRAPH_BACKLOG + 1_000), { deferGraph: true });
+  inserts.start("g", searching, () => true);
+  await inserts.backlogWithinBound(searching);
+  assert.ok(searching.pendingGraphInserts <= MAX_GRAPH_BACKLOG, "the waiting writer is released");
+  finishWrite();
+  await write;
+  await background.idle();
+  assert.equal(scanning.pendingGraphInserts, 0, "the paused inserts go on once the snapshot is written");
+});
+
 Deno.test("the server adds waiting vectors to the graph in the background, and searches find them meanwhile", async () => {
   const registry = { ...await testModels(), "ext-8": { dimensions: DIMS, version: "ext-v1" } };
   await using server = await startTestServer({

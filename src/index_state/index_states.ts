@@ -365,10 +365,12 @@ export class IndexStates {
     const slices = new TimeSlices(SNAPSHOT_SLICE_MS, SNAPSHOT_SHARE);
     let written: SnapshotPointer | null = null;
     try {
-      written = await writeSnapshot(this.#kv, address.id, {
-        revision: index.revision,
-        pieces: encodeSearchSnapshot(index, slices),
-      }, { lease, pace: () => slices.next() });
+      written = await this.#graphInserts.pausedDuring(() =>
+        writeSnapshot(this.#kv, address.id, {
+          revision: index.revision,
+          pieces: encodeSearchSnapshot(index, slices),
+        }, { lease, pace: () => slices.next() })
+      );
     } finally {
       if (written === null) log.logBytes += covered;
     }
