@@ -7,6 +7,8 @@
  */
 import type { BackgroundTasks } from "../concurrency/background_tasks.ts";
 import type { SearchIndex } from "../search/search_index.ts";
+import type { NativeAllocator } from "../util/native_allocator.ts";
+import { collectGarbageNow } from "../util/collect_garbage.ts";
 import { awaitBackground, TimeSlices } from "../util/time_slices.ts";
 
 /**
@@ -33,12 +35,15 @@ const PAUSE_POLL_MS = 20;
 /** The background insert tasks of every index. */
 export class GraphInserts {
   readonly #background: BackgroundTasks;
+  readonly #allocator: NativeAllocator | undefined;
   readonly #running = new Map<SearchIndex, Inserting>();
   /** Snapshot writes under way, which inserts make way for. */
   #snapshots = 0;
 
-  constructor(background: BackgroundTasks) {
+  /** `allocator` hands back the free pages that inserts leave, once a graph has caught up. */
+  constructor(background: BackgroundTasks, allocator?: NativeAllocator) {
     this.#background = background;
+    this.#allocator = allocator;
   }
 
   /**
@@ -55,6 +60,7 @@ export class GraphInserts {
         await insertInBatches(index, { wanted, whenIdle: () => index.vectorPlan.scan, paused }, () => {
           if (!backlogMatters(index)) release(inserting);
         });
+        if (index.pendingGraphInserts === 0) await this.#afterCatchUp(index);
       } finally {
         this.#running.delete(index);
         release(inserting);
@@ -85,6 +91,18 @@ export class GraphInserts {
     } finally {
       this.#snapshots--;
     }
+  }
+
+  /**
+   * Hands back what a graph's catch-up left: each batch passed its vectors through the C allocator and the JS heap. A
+   * snapshot's collection and trim came after most of them while inserts ran beside it; now that they pause for it,
+   * 100,000 near-random inserts after it left up to 120 MiB of V8's heap and 70 MiB of glibc's free pages held (a
+   * scratch probe reading the server's memory). The heap is collected only where the inserts ran while the process was
+   * idle (an index whose searches scan), so that no request waits for the collection (20-55 ms at 100,000 documents).
+   */
+  async #afterCatchUp(index: SearchIndex): Promise<void> {
+    if (index.vectorPlan.scan) collectGarbageNow();
+    await this.#allocator?.trim();
   }
 
   /** The vectors waiting for the graphs of the indexes whose inserts run: 0 once every graph has caught up. */

@@ -12,6 +12,7 @@ import { EXACT_SEARCH_MAX_VECTORS, type SearchIndex } from "../search/search_ind
 import { encodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
 import { nextTurn, TimeSlices } from "../util/time_slices.ts";
 import type { NativeAllocator } from "../util/native_allocator.ts";
+import { collectGarbageNow } from "../util/collect_garbage.ts";
 import { GraphInserts } from "./graph_inserts.ts";
 import type { DocChange } from "../storage/doc_records.ts";
 import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
@@ -77,7 +78,7 @@ export class IndexStates {
     this.#kv = kv;
     this.#background = background;
     this.#options = options;
-    this.#graphInserts = new GraphInserts(background);
+    this.#graphInserts = new GraphInserts(background, options.allocator);
   }
 
   /** The most bytes of search state this process keeps. */
@@ -407,15 +408,6 @@ const SNAPSHOT_SHARE = 0.1;
 
 /** A load whose snapshot is larger than this frees it at once, where the runtime lets it (see below). */
 const LARGE_LOAD_BYTES = 16 * 1024 * 1024;
-
-/**
- * Runs a full garbage collection where the process was started with `--v8-flags=--expose-gc` (`deno task start` is),
- * so that an evicted index or a read snapshot leaves memory now rather than whenever V8 next gets to it: the memory
- * budget bounds what the process holds, not only what it uses.
- */
-function collectGarbageNow(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
 
 /** Tunes how the index finds vector candidates, if that is due, one measured search per turn of the event loop. */
 async function tuneWhenDue(index: SearchIndex): Promise<void> {
