@@ -29,6 +29,11 @@ interface Inserting {
   waiters: (() => void)[];
 }
 
+/**
+ * A catch-up of at least this many inserts hands back memory afterwards (see `#afterCatchUp`): a full collection
+ * after each few small writes would stall the event loop each time (20-55 ms at 100,000 documents).
+ */
+const LARGE_CATCH_UP = 16_384;
 /** How often paused inserts look again. */
 const PAUSE_POLL_MS = 20;
 
@@ -56,11 +61,13 @@ export class GraphInserts {
     this.#running.set(index, inserting);
     this.#background.run(`graph inserts of ${name}`, async () => {
       try {
+        const heldBefore = index.graphVectors;
         const paused = () => this.#snapshots > 0 && inserting.waiters.length === 0;
         await insertInBatches(index, { wanted, whenIdle: () => index.vectorPlan.scan, paused }, () => {
           if (!backlogMatters(index)) release(inserting);
         });
-        if (index.pendingGraphInserts === 0) await this.#afterCatchUp(index);
+        const inserted = index.graphVectors - heldBefore;
+        if (index.pendingGraphInserts === 0 && inserted >= LARGE_CATCH_UP) await this.#afterCatchUp(index);
       } finally {
         this.#running.delete(index);
         release(inserting);
@@ -94,11 +101,11 @@ export class GraphInserts {
   }
 
   /**
-   * Hands back what a graph's catch-up left: each batch passed its vectors through the C allocator and the JS heap. A
-   * snapshot's collection and trim came after most of them while inserts ran beside it; now that they pause for it,
-   * 100,000 near-random inserts after it left up to 120 MiB of V8's heap and 70 MiB of glibc's free pages held (a
+   * Hands back what a large catch-up of a graph left: each batch passed its vectors through the C allocator and the JS
+   * heap. A snapshot's collection and trim came after most of them while inserts ran beside it; now that they pause for
+   * it, 100,000 near-random inserts after it left up to 120 MiB of V8's heap and 70 MiB of glibc's free pages held (a
    * scratch probe reading the server's memory). The heap is collected only where the inserts ran while the process was
-   * idle (an index whose searches scan), so that no request waits for the collection (20-55 ms at 100,000 documents).
+   * idle (an index whose searches scan), so that no request waits for the collection.
    */
   async #afterCatchUp(index: SearchIndex): Promise<void> {
     if (index.vectorPlan.scan) collectGarbageNow();
