@@ -102,9 +102,9 @@ export class GraphInserts {
 
   /**
    * Hands back what a large catch-up of a graph left: each batch passed its vectors through the C allocator and the JS
-   * heap. A snapshot's collection and trim came after most of them while inserts ran beside it; now that they pause for
-   * it, 100,000 near-random inserts after it left up to 120 MiB of V8's heap and 70 MiB of glibc's free pages held (a
-   * scratch probe reading the server's memory). The heap is collected only where the inserts ran while the process was
+   * heap. A snapshot's trim came after most of them while inserts ran beside it; now that they pause for it, 100,000
+   * near-random inserts after it left up to 120 MiB of V8's heap and 70 MiB of glibc's free pages held (a scratch probe
+   * reading the server's memory). The heap is collected only where the inserts ran while the process was
    * idle (an index whose searches scan), so that no request waits for the collection.
    */
   async #afterCatchUp(index: SearchIndex): Promise<void> {
