@@ -8,6 +8,7 @@ import type { SearchIndex } from "../src/search/search_index.ts";
 import type { TextIndex, TextQuery, TextScores } from "../src/search/text_index.ts";
 import { encodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
 import { concatBytes } from "../src/util/concat_bytes.ts";
+import { readSnapshot } from "../src/storage/snapshot_store.ts";
 import type { Slices } from "../src/util/time_slices.ts";
 import { type RunningService, startService } from "../src/server.ts";
 import { TINY_BERT, writeBertModel } from "./_model.ts";
@@ -187,6 +188,29 @@ export async function snapshotBytes(index: SearchIndex, slices?: Slices): Promis
   const pieces: Uint8Array[] = [];
   for await (const piece of encodeSearchSnapshot(index, slices)) pieces.push(piece.slice());
   return concatBytes(pieces);
+}
+
+/** `bytes` in chunks of the given sizes, in turn, each overwritten once the next is asked for. */
+export async function* chunksOf(bytes: Uint8Array, sizes: number[]): AsyncGenerator<Uint8Array> {
+  for (let at = 0, i = 0; at < bytes.byteLength; i++) {
+    const size = sizes[i % sizes.length]!;
+    const chunk = bytes.slice(at, at + size);
+    yield chunk;
+    chunk.fill(0xff);
+    at += size;
+  }
+}
+
+/** An index's current snapshot read whole, its revision and bytes, or null when it has none. */
+export function readWholeSnapshot(
+  kv: Deno.Kv,
+  indexId: string,
+): Promise<{ revision: number; bytes: Uint8Array } | null> {
+  return readSnapshot(kv, indexId, async ({ revision, chunks }) => {
+    const parts: Uint8Array[] = [];
+    for await (const chunk of chunks) parts.push(chunk);
+    return { revision, bytes: concatBytes(parts) };
+  });
 }
 
 /** Copies of the BM25 scores that {@link TextIndex.withScores} lends for the length of a call. */

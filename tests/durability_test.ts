@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import { Embedder } from "../src/embedding/embedder.ts";
 import { createProject } from "../src/projects/project_store.ts";
-import { readSnapshot } from "../src/storage/snapshot_store.ts";
 import { LOG_RETENTION_MS } from "../src/storage/change_log.ts";
 import { collectGarbage } from "../src/storage/garbage_collector.ts";
 import { indexKey, logKey } from "../src/storage/kv_keys.ts";
@@ -11,6 +10,7 @@ import type { IndexRecord } from "../src/storage/index_records.ts";
 import {
   assertJsonError,
   randomDoc,
+  readWholeSnapshot,
   startServerWithBrokenMediumModel,
   startTestServer,
   testModels,
@@ -46,9 +46,9 @@ Deno.test("a new index gets a snapshot at once; small writes then only append to
   await server.ok({ action: "deleteDocs", indexName: "snap", docIds: [docs[0]!.id] });
   await server.service.context.background.idle();
   const record = (await server.kv.get<IndexRecord>(indexKey("default", "snap"))).value!;
-  const snapshot = await readSnapshot(server.kv, record.id);
+  const snapshot = await readWholeSnapshot(server.kv, record.id);
   assert.equal(snapshot?.revision, 1);
-  const index = decodeSearchSnapshot(snapshot!.bytes);
+  const index = await decodeSearchSnapshot(snapshot!.bytes);
   assert.equal(index.size, 3);
   for (const doc of docs) {
     assert.deepEqual(index.content(doc.id), { text: doc.text, ...doc.metadata && { metadata: doc.metadata } });
@@ -68,13 +68,13 @@ Deno.test("once the change log outgrows the snapshot, a new snapshot replaces bo
     await server.ok({ action: "deleteDocs", indexName: "grow", docIds: ["g0-1", "g3-5"] });
     await server.service.context.background.idle();
     const record = (await server.kv.get<IndexRecord>(indexKey("default", "grow"))).value!;
-    const snapshot = await readSnapshot(server.kv, record.id);
+    const snapshot = await readWholeSnapshot(server.kv, record.id);
     // Revisions: 1 creates, 2–5 add 800 each (about 0.55 MB of log apiece), 6 deletes two. Two batches outgrow the
     // least log that calls for a snapshot (1 MiB), so the last snapshot leaves less than two behind it; which revision it
     // shows depends on how many batches had landed when it read the state.
     assert.ok(snapshot!.revision >= 4, `the snapshot moved on to revision ${snapshot!.revision}`);
     const docsAt = (revision: number) => revision === 6 ? 3198 : (revision - 1) * 800;
-    assert.equal(decodeSearchSnapshot(snapshot!.bytes).size, docsAt(snapshot!.revision));
+    assert.equal((await decodeSearchSnapshot(snapshot!.bytes)).size, docsAt(snapshot!.revision));
     // Covered entries stay readable for other instances to catch up from, until the retention window has passed.
     await collectGarbage(server.kv, Date.now() + LOG_RETENTION_MS);
     const logged = [];

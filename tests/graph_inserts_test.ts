@@ -38,14 +38,12 @@ function changesOf(prefix: string, count: number) {
 
 /** The index as a snapshot restores it, with a tuned plan that scans every code or searches the graph. */
 async function withPlan(index: SearchIndex, { scan }: { scan: boolean }): Promise<SearchIndex> {
-  const bytes = await snapshotBytes(index);
-  // The plan is the snapshot's last string: its length as a little-endian u32, then its UTF-8 bytes.
   const tuned = { ...index.vectorPlan, scan, tunedAt: index.passageCount, heldAt: index.graphVectors };
-  const plan = new TextEncoder().encode(JSON.stringify(tuned));
-  const withoutPlan = bytes.subarray(0, bytes.byteLength - 4 - JSON.stringify(index.vectorPlan).length);
-  const length = new Uint8Array(4);
-  new DataView(length.buffer).setUint32(0, plan.byteLength, true);
-  return decodeSearchSnapshot(new Uint8Array([...withoutPlan, ...length, ...plan]), { graphs: await loadAnnGraphs() });
+  // An index whose snapshot views carry the tuned plan in place of its own.
+  const viewed = {
+    openSnapshotView: () => Object.defineProperty(index.openSnapshotView(), "plan", { value: tuned }),
+  } as unknown as SearchIndex;
+  return await decodeSearchSnapshot(await snapshotBytes(viewed), { graphs: await loadAnnGraphs() });
 }
 
 Deno.test("a new graph's vectors, and those written with deferGraph, wait until flushGraph adds as many as asked", async () => {
@@ -174,8 +172,8 @@ Deno.test("the server adds waiting vectors to the graph in the background, and s
   // No search has loaded the index: its snapshots were written from states read for them, whose graphs are filled
   // before they are encoded.
   await server.service.context.background.idle();
-  const snapshot = await readSnapshot(server.kv, record.id);
-  const stored = decodeSearchSnapshot(snapshot!.bytes, { graphs: await loadAnnGraphs() });
+  const graphs = await loadAnnGraphs();
+  const stored = (await readSnapshot(server.kv, record.id, ({ chunks }) => decodeSearchSnapshot(chunks, { graphs })))!;
   assert.ok(stored.passageCount > EXACT_SEARCH_MAX_VECTORS);
   // Unless its tuned plan scans the codes (the prefilter may win on these 8-d vectors): then its graph is filled up to
   // what a tuning needs, and the rest joins it while the process is idle.

@@ -5,7 +5,9 @@ import { TextIndex } from "../src/search/text_index.ts";
 import { VectorStore } from "../src/search/vector_store.ts";
 import { EXACT_SEARCH_MAX_VECTORS, SearchIndex, type SearchQuery } from "../src/search/search_index.ts";
 import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
-import { snapshotBytes, textScores } from "./_helpers.ts";
+import { chunksOf, snapshotBytes, textScores } from "./_helpers.ts";
+import { ByteWriter } from "../src/util/byte_codec.ts";
+import { concatBytes } from "../src/util/concat_bytes.ts";
 import type { DocChange, StoredDoc } from "../src/storage/doc_records.ts";
 import { bestPositions, compareCodePoints, rankPage } from "../src/search/ranking.ts";
 import { fuseScores, fusionScale } from "../src/search/hybrid_fusion.ts";
@@ -183,7 +185,7 @@ Deno.test("a snapshot restores the same search results, with holes, metadata and
   const batch = largeDocs(11);
   index.apply(batch);
   index.apply([change("id3", null), change("id8", null)]);
-  const restored = decodeSearchSnapshot(await snapshotBytes(index), { graphs });
+  const restored = await decodeSearchSnapshot(await snapshotBytes(index), { graphs });
   assert.equal(restored.revision, 7);
   assert.equal(restored.size, index.size);
   assert.deepEqual(restored.content("id5"), { text: textOf(5), metadata: { i: 5 } });
@@ -195,7 +197,7 @@ Deno.test("a snapshot restores the same search results, with holes, metadata and
       assert.deepEqual(restored.search(query), index.search(query), `${mode} ${filter !== undefined}`);
     }
   }
-  const again = decodeSearchSnapshot(await snapshotBytes(restored), { graphs });
+  const again = await decodeSearchSnapshot(await snapshotBytes(restored), { graphs });
   assert.equal(again.size, index.size, "a restored index with empty slots encodes whole again");
   assert.deepEqual(
     again.search({ mode: "fulltext", text: "w1", offset: 0, limit: 5 }),
@@ -210,12 +212,42 @@ Deno.test("a snapshot restores the same search results, with holes, metadata and
   assert.equal(restored.search({ mode: "vector", text: "", vector, offset: 0, limit: 1 }).hits[0]!.id, "id42");
 });
 
+Deno.test("a snapshot decodes alike from chunks of any size; an older format, a cut one or a longer one is refused", async () => {
+  const graphs = await loadAnnGraphs();
+  const index = new SearchIndex({ revision: 3, graphs });
+  const batch = largeDocs(14);
+  index.apply(batch);
+  const bytes = await snapshotBytes(index);
+  assert.ok(bytes.byteLength > 3 << 20, `${bytes.byteLength} bytes: several frames`);
+  const query: SearchQuery = {
+    mode: "hybrid",
+    text: "w1 w5",
+    vector: batch[5]!.doc!.passages[0]!.vector,
+    offset: 0,
+    limit: 10,
+  };
+  for (const sizes of [[61_440], [4_097, 3], [999_999]]) {
+    const restored = await decodeSearchSnapshot(chunksOf(bytes, sizes), { graphs });
+    assert.equal(restored.size, index.size);
+    assert.equal(restored.pendingGraphInserts, 0, "the graph was read whole");
+    assert.deepEqual(restored.search(query), index.search(query), `chunks of ${sizes}`);
+  }
+  // Format 4 had no frames, and began with its name as a string: the u32 of its length, then its bytes.
+  const older = new ByteWriter();
+  older.string("quire-search-4");
+  older.string("english");
+  await assert.rejects(decodeSearchSnapshot(older.bytes()), /Unknown search snapshot format "quire-search-4"/);
+  await assert.rejects(decodeSearchSnapshot(bytes.subarray(0, bytes.byteLength - 9), { graphs }), RangeError);
+  const longer = concatBytes([bytes, bytes.subarray(0, 20)]);
+  await assert.rejects(decodeSearchSnapshot(longer, { graphs }), /goes on after its last record/);
+});
+
 Deno.test("a snapshot with a graph loads without USearch and then scans every vector exactly", async () => {
   const graphs = await loadAnnGraphs();
   const index = new SearchIndex({ revision: 1, graphs });
   const docs = largeDocs(12);
   index.apply(docs);
-  const restored = decodeSearchSnapshot(await snapshotBytes(index));
+  const restored = await decodeSearchSnapshot(await snapshotBytes(index));
   assert.equal(restored.size, index.size);
   assert.equal(restored.pendingGraphInserts, 0);
   for (const mode of ["vector", "hybrid"] as const) {
@@ -224,14 +256,14 @@ Deno.test("a snapshot with a graph loads without USearch and then scans every ve
     assert.deepEqual(restored.search(query), index.search({ ...query, filter: () => true }), mode);
   }
   restored.apply([change("id7", null)]);
-  assert.equal(decodeSearchSnapshot(await snapshotBytes(restored), { graphs }).size, index.size - 1);
+  assert.equal((await decodeSearchSnapshot(await snapshotBytes(restored), { graphs })).size, index.size - 1);
 });
 
 Deno.test("a large snapshot written without a graph gets one from its vectors when loaded with USearch", async () => {
   const exact = new SearchIndex({ revision: 1 });
   const docs = largeDocs(13);
   exact.apply(docs);
-  const restored = decodeSearchSnapshot(await snapshotBytes(exact), { graphs: await loadAnnGraphs() });
+  const restored = await decodeSearchSnapshot(await snapshotBytes(exact), { graphs: await loadAnnGraphs() });
   assert.equal(restored.pendingGraphInserts, docs.length, "every vector waits for the graph");
   const query: SearchQuery = {
     mode: "vector",

@@ -59,7 +59,7 @@ Deno.test("a snapshot encoded in slices shows the index as it stood when it bega
   index.apply(waiting);
   const pending = index.pendingGraphInserts;
   assert.ok(pending >= 100);
-  const before = decodeSearchSnapshot(await snapshotBytes(index), { graphs });
+  const before = await decodeSearchSnapshot(await snapshotBytes(index), { graphs });
 
   let steps = 0;
   let pauses = 0;
@@ -73,7 +73,7 @@ Deno.test("a snapshot encoded in slices shows the index as it stood when it bega
       return Promise.resolve();
     },
   };
-  const during = decodeSearchSnapshot(await snapshotBytes(index, slices), { graphs });
+  const during = await decodeSearchSnapshot(await snapshotBytes(index, slices), { graphs });
   assert.ok(pauses > 200, `writes landed at ${pauses} pauses`);
   assert.ok(index.revision > 200 && index.content("d2")!.text.startsWith("again"), "the index itself moved on");
 
@@ -108,7 +108,7 @@ Deno.test("a snapshot encoded in slices shows the index as it stood when it bega
   assert.deepEqual(during.search(typed), before.search(typed));
 
   // Once the encoding is over, changes are no longer copied for it: a second snapshot shows the index as it is now.
-  const after = decodeSearchSnapshot(await snapshotBytes(index), { graphs });
+  const after = await decodeSearchSnapshot(await snapshotBytes(index), { graphs });
   assert.equal(after.size, index.size);
   assert.deepEqual(after.content("d2"), index.content("d2"));
   assert.deepEqual(after.content(`new${pauses}`), index.content(`new${pauses}`));

@@ -9,12 +9,13 @@ import {
   type IndexRecord,
   readSettledIndex,
 } from "../src/storage/index_records.ts";
-import { readSnapshot, takeSnapshotLease, writeSnapshot } from "../src/storage/snapshot_store.ts";
+import { takeSnapshotLease, writeSnapshot } from "../src/storage/snapshot_store.ts";
 import { collectGarbage } from "../src/storage/garbage_collector.ts";
 import { batchMutations, MAX_CHUNK_BYTES } from "../src/storage/kv_batches.ts";
 import { indexKey, logKey } from "../src/storage/kv_keys.ts";
 import { type LogEntry, readLogTail, truncateLog } from "../src/storage/change_log.ts";
 import { ABANDONED_AFTER_MS, newTimedId } from "../src/storage/timed_id.ts";
+import { readWholeSnapshot } from "./_helpers.ts";
 
 function doc(text: string, metadata?: Record<string, unknown>) {
   const vector = Float32Array.from({ length: 8 }, (_, i) => i / 8 + text.length);
@@ -152,7 +153,7 @@ Deno.test("snapshots swap by pointer, never go back, drop old versions, and leav
   assert.ok(await writeSnapshot(kv, index.id, { revision: 1, pieces: [bytes] }));
   assert.ok(await writeSnapshot(kv, index.id, { revision: 2, pieces: [bytes.subarray(7)] }));
   assert.equal(await countKeys(kv, ["snapshot_chunks", index.id]), 3, "the first version was collected");
-  assert.deepEqual(await readSnapshot(kv, index.id), { revision: 2, bytes: bytes.subarray(7) });
+  assert.deepEqual(await readWholeSnapshot(kv, index.id), { revision: 2, bytes: bytes.subarray(7) });
   assert.ok(!await writeSnapshot(kv, index.id, { revision: 1, pieces: [bytes] }), "an older snapshot is refused");
   assert.equal(await countKeys(kv, ["snapshot_chunks", index.id]), 3, "and leaves nothing behind");
 
@@ -198,16 +199,16 @@ Deno.test("a snapshot stored from pieces of any size reads back whole; one whose
   const pointer = await writeSnapshot(kv, index.id, { revision: 1, pieces: pieces() });
   assert.equal(pointer?.bytes, bytes.byteLength);
   assert.equal(pointer?.chunks, Math.ceil(bytes.byteLength / MAX_CHUNK_BYTES));
-  assert.deepEqual(await readSnapshot(kv, index.id), { revision: 1, bytes });
+  assert.deepEqual(await readWholeSnapshot(kv, index.id), { revision: 1, bytes });
   // A chunk gone from the middle or the end (a version being deleted) is never read past.
   for (const seq of [3, pointer!.chunks - 1]) {
     const key = ["snapshot_chunks", index.id, pointer!.versionId, seq];
     const chunk = (await kv.get<Uint8Array>(key)).value!;
     await kv.delete(key);
-    await assert.rejects(readSnapshot(kv, index.id), /missing chunks/);
+    await assert.rejects(readWholeSnapshot(kv, index.id), /missing chunks/);
     await kv.set(key, chunk);
   }
-  assert.deepEqual(await readSnapshot(kv, index.id), { revision: 1, bytes });
+  assert.deepEqual(await readWholeSnapshot(kv, index.id), { revision: 1, bytes });
 
   async function* failing() {
     yield* pieces();
@@ -215,7 +216,7 @@ Deno.test("a snapshot stored from pieces of any size reads back whole; one whose
   }
   await assert.rejects(writeSnapshot(kv, index.id, { revision: 2, pieces: failing() }), /encoding failed/);
   assert.equal(await countKeys(kv, ["snapshot_chunks", index.id]), pointer?.chunks, "only the first version's chunks");
-  assert.equal((await readSnapshot(kv, index.id))?.revision, 1);
+  assert.equal((await readWholeSnapshot(kv, index.id))?.revision, 1);
 });
 
 Deno.test("a snapshot write collects versions abandoned over an hour ago, and only those", async () => {

@@ -5,7 +5,7 @@
 import { listDocs } from "../storage/doc_records.ts";
 import { type IndexRecord, readIndexRecord } from "../storage/index_records.ts";
 import { readLogTail } from "../storage/change_log.ts";
-import { readSnapshot, type SnapshotPointer } from "../storage/snapshot_store.ts";
+import { readSnapshot, type SnapshotPointer, SnapshotReplacedError } from "../storage/snapshot_store.ts";
 import type { AnnGraphs } from "../search/ann_graphs.ts";
 import { SearchIndex } from "../search/search_index.ts";
 import { decodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
@@ -36,11 +36,12 @@ export async function loadSearchIndex(
   record: IndexRecord,
   options: LoadOptions = {},
 ): Promise<LoadedIndex> {
-  const snapshot = await readSnapshot(kv, record.id, options.pointer);
-  const decoded = snapshot === null ? null : decodeOrNull(snapshot.bytes, options.graphs, record.language);
-  if (snapshot !== null && decoded !== null) {
-    const index = decoded;
-    const snapshotBytes = snapshot.bytes.byteLength;
+  const snapshot = await readSnapshot(kv, record.id, async ({ bytes, chunks }) => {
+    const index = await decodeOrNull(chunks, options.graphs, record.language);
+    return index === null ? null : { index, bytes };
+  }, options.pointer);
+  if (snapshot !== null) {
+    const { index, bytes: snapshotBytes } = snapshot;
     if (index.revision >= record.revision) return { index, logBytes: 0, snapshotBytes };
     const tail = await readLogTail(kv, record.id, index.revision, record.revision);
     if (tail !== null) {
@@ -72,11 +73,19 @@ async function readAllDocs(kv: Deno.Kv, record: IndexRecord, graphs?: AnnGraphs)
   }
 }
 
-/** The decoded snapshot, or null for one this version cannot read (an older format): then the records are read. */
-function decodeOrNull(bytes: Uint8Array, graphs?: AnnGraphs, language?: string): SearchIndex | null {
+/**
+ * The decoded snapshot, or null for one this version cannot read (an older format): then the records are read. A
+ * snapshot replaced during the read is not unreadable: {@link readSnapshot} reads it again.
+ */
+async function decodeOrNull(
+  chunks: AsyncIterable<Uint8Array>,
+  graphs?: AnnGraphs,
+  language?: string,
+): Promise<SearchIndex | null> {
   try {
-    return decodeSearchSnapshot(bytes, { graphs, language: language ?? DEFAULT_LANGUAGE });
+    return await decodeSearchSnapshot(chunks, { graphs, language: language ?? DEFAULT_LANGUAGE });
   } catch (error) {
+    if (error instanceof SnapshotReplacedError) throw error;
     console.warn("Ignoring an unreadable snapshot; reading the document records instead:", (error as Error).message);
     return null;
   }

@@ -2,7 +2,9 @@
  * The snapshot format of an index's search state: the language of its full-text side, its documents by slot (id,
  * text, metadata as JSON, term count, and their passages' slots, spans and vectors as float32, each stored once), the
  * full-text postings and the words typos and prefixes are matched against, the HNSW graph of passages (empty when
- * the index has none) and how searches of the graph were tuned, so that a load rebuilds nothing it can read.
+ * the index has none) and how searches of the graph were tuned, so that a load rebuilds nothing it can read. It is
+ * written in frames of about a MiB (see {@link FrameReader}) that end between records, so that a load decodes each
+ * as it arrives and never holds the snapshot whole.
  */
 import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
@@ -13,10 +15,12 @@ import { VectorStore } from "./vector_store.ts";
 import type { VectorPlan } from "./vector_plan.ts";
 import type { Slices } from "../util/time_slices.ts";
 import type { GraphFile, SnapshotView } from "./snapshot_view.ts";
+import { beginFrame, endFrame, FrameReader } from "../util/byte_frames.ts";
 
-const FORMAT = "quire-search-4";
+/** The format's name, the first frame's bytes; formats up to 4, written without frames, begin the same way. */
+const FORMAT = "quire-search-5";
 
-/** How much an encoding writes before it hands the bytes on: a snapshot is never held whole. */
+/** How much an encoding writes before it ends a frame and hands the bytes on: a snapshot is never held whole. */
 const PIECE_BYTES = 1 << 20;
 
 /**
@@ -30,19 +34,30 @@ export async function* encodeSearchSnapshot(index: SearchIndex, slices?: Slices)
   try {
     // Room for a piece and the record that completes it, so that the buffer is rarely copied as it grows.
     const out = new ByteWriter(PIECE_BYTES + (PIECE_BYTES >> 2));
+    let frame = beginFrame(out);
+    out.append(new TextEncoder().encode(FORMAT));
+    endFrame(out, frame);
+    frame = beginFrame(out);
     for (const _record of writeRecords(view, out)) {
-      if (out.length >= PIECE_BYTES) yield out.drain();
+      if (out.length >= PIECE_BYTES) {
+        endFrame(out, frame);
+        yield out.drain();
+        frame = beginFrame(out);
+      }
       if (slices?.due) await slices.next();
     }
+    endFrame(out, frame);
     yield out.drain();
   } finally {
     view.close();
   }
 }
 
-/** Writes the snapshot one record (a document, a posting, a word, a piece of the graph) at a time. */
+/**
+ * Writes the snapshot one record (a document, a posting, a word, a piece of the graph) at a time, stopping before each:
+ * a frame ends only there, and {@link readRecords} stops at each of them.
+ */
 function* writeRecords(view: SnapshotView, out: ByteWriter): Generator<void> {
-  out.string(FORMAT);
   out.string(view.language);
   out.f64(view.revision);
   out.u32(view.slots);
@@ -107,13 +122,45 @@ export interface SnapshotDecodeOptions {
 }
 
 /**
- * Decodes what {@link encodeSearchSnapshot} wrote. Without `graphs` a stored graph is skipped (the index scans
- * exactly); with them, a large index stored without a graph gets one built from its vectors.
+ * Decodes what {@link encodeSearchSnapshot} wrote, frame by frame as its chunks arrive. Without `graphs` a stored
+ * graph is skipped (the index scans exactly); with them, a large index stored without a graph gets one built from its
+ * vectors. Throws on a snapshot of another format or language, and on one cut short or followed by more bytes.
  */
-export function decodeSearchSnapshot(bytes: Uint8Array, options: SnapshotDecodeOptions = {}): SearchIndex {
-  const input = new ByteReader(bytes);
-  const format = input.string();
+export async function decodeSearchSnapshot(
+  chunks: AsyncIterable<Uint8Array> | Uint8Array,
+  options: SnapshotDecodeOptions = {},
+): Promise<SearchIndex> {
+  const frames = new FrameReader(chunks instanceof Uint8Array ? oneChunk(chunks) : chunks);
+  const format = new TextDecoder().decode(await frames.next() ?? new Uint8Array(0));
   if (format !== FORMAT) throw new Error(`Unknown search snapshot format "${format}"`);
+  let input = new ByteReader(await nextFrame(frames));
+  const records = readRecords(input, options);
+  for (let step = records.next();; step = records.next(input)) {
+    if (step.done) {
+      if (await frames.next() !== null) throw new Error("The snapshot goes on after its last record");
+      return step.value;
+    }
+    while (input.done) input = new ByteReader(await nextFrame(frames));
+  }
+}
+
+async function* oneChunk(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
+}
+
+async function nextFrame(frames: FrameReader): Promise<Uint8Array> {
+  const frame = await frames.next();
+  if (frame === null) throw new RangeError("The snapshot ends before its last record");
+  return frame;
+}
+
+/**
+ * Reads the records that {@link writeRecords} wrote, stopping before each of them (and before each piece of the graph)
+ * to be handed the reader of the frame to go on in: the current one until it is read to its end. A frame's bytes are
+ * reused once it is read, so whatever outlives a record is copied out of it.
+ */
+function* readRecords(first: ByteReader, options: SnapshotDecodeOptions): Generator<void, SearchIndex, ByteReader> {
+  let input = first;
   const language = input.string();
   if (options.language !== undefined && language !== options.language) {
     throw new Error(`The snapshot is of language "${language}", the index of "${options.language}"`);
@@ -129,6 +176,7 @@ export function decodeSearchSnapshot(bytes: Uint8Array, options: SnapshotDecodeO
   vectors.reserve(slots, dims);
   let docs = 0;
   for (let slot = 0; slot < slots; slot++) {
+    input = yield;
     if (input.u8() === 0) continue;
     ids[slot] = input.string();
     const text = input.string();
@@ -144,13 +192,19 @@ export function decodeSearchSnapshot(bytes: Uint8Array, options: SnapshotDecodeO
     docs++;
   }
   const postings: Posting[] = [];
-  for (let term = input.string(); term !== ""; term = input.string()) {
-    postings.push({ term, slots: input.uints(), counts: input.uints() });
+  for (let term = (input = yield).string(); term !== ""; term = (input = yield).string()) {
+    postings.push({ term, slots: input.uints().slice(), counts: input.uints().slice() });
   }
   const variants: string[] = [];
-  for (let word = input.string(); word !== ""; word = input.string()) variants.push(word);
+  for (let word = (input = yield).string(); word !== ""; word = (input = yield).string()) variants.push(word);
   const text = TextIndex.fromPostings(analyzerFor(language), postings, variants, lengths, docs);
-  const graph = input.run();
+  const graph = new Uint8Array(input.u32());
+  for (let at = 0; at < graph.byteLength;) {
+    input = yield;
+    const piece = input.bytes(Math.min(graph.byteLength - at, input.remaining));
+    graph.set(piece, at);
+    at += piece.byteLength;
+  }
   const { graphs } = options;
   const ann = graph.byteLength === 0 || graphs === undefined ? undefined : graphs.load(graph, dims);
   const plan = input.done ? undefined : JSON.parse(input.string()) as VectorPlan;

@@ -109,6 +109,11 @@ export class ByteReader {
     return this.#offset >= this.#bytes.byteLength;
   }
 
+  /** How many bytes are left to read. */
+  get remaining(): number {
+    return Math.max(0, this.#bytes.byteLength - this.#offset);
+  }
+
   u8(): number {
     const value = this.#view.getUint8(this.#offset);
     this.#offset += 1;
@@ -131,12 +136,16 @@ export class ByteReader {
     return decoder.decode(this.run());
   }
 
-  /** Raw bytes, as a view into the reader's buffer. */
+  /** Raw bytes after their length, as a view into the reader's buffer. */
   run(): Uint8Array {
-    const length = this.u32();
-    if (this.#offset + length > this.#bytes.byteLength) throw new RangeError("Byte run passes the end of the data");
-    const value = this.#bytes.subarray(this.#offset, this.#offset + length);
-    this.#offset += length;
+    return this.bytes(this.u32());
+  }
+
+  /** The next `count` bytes as they are, as a view into the reader's buffer. */
+  bytes(count: number): Uint8Array {
+    if (this.#offset + count > this.#bytes.byteLength) throw new RangeError("Byte run passes the end of the data");
+    const value = this.#bytes.subarray(this.#offset, this.#offset + count);
+    this.#offset += count;
     return value;
   }
 
