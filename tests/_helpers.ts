@@ -206,10 +206,10 @@ export function readWholeSnapshot(
   kv: Deno.Kv,
   indexId: string,
 ): Promise<{ revision: number; bytes: Uint8Array } | null> {
-  return readSnapshot(kv, indexId, async ({ revision, chunks }) => {
+  return readSnapshot(kv, indexId, async ({ pointer, chunks }) => {
     const parts: Uint8Array[] = [];
     for await (const chunk of chunks) parts.push(chunk);
-    return { revision, bytes: concatBytes(parts) };
+    return { revision: pointer.revision, bytes: concatBytes(parts) };
   });
 }
 

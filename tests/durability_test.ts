@@ -4,7 +4,10 @@ import { Embedder } from "../src/embedding/embedder.ts";
 import { createProject } from "../src/projects/project_store.ts";
 import { LOG_RETENTION_MS } from "../src/storage/change_log.ts";
 import { collectGarbage } from "../src/storage/garbage_collector.ts";
-import { indexKey, logKey } from "../src/storage/kv_keys.ts";
+import { indexKey, logKey, snapshotChunkKey, snapshotPointerKey } from "../src/storage/kv_keys.ts";
+import type { SnapshotPointer } from "../src/storage/snapshot_store.ts";
+import { newTimedId } from "../src/storage/timed_id.ts";
+import { ByteWriter } from "../src/util/byte_codec.ts";
 import { decodeSearchSnapshot } from "../src/search/search_snapshot_codec.ts";
 import type { IndexRecord } from "../src/storage/index_records.ts";
 import {
@@ -54,6 +57,41 @@ Deno.test("a new index gets a snapshot at once; small writes then only append to
     assert.deepEqual(index.content(doc.id), { text: doc.text, ...doc.metadata && { metadata: doc.metadata } });
   }
   assert.ok((await server.kv.get(logKey(record.id, 2))).value !== null, "the delete is in the log");
+});
+
+Deno.test("a snapshot of an older format is read past once, then replaced at the same revision", async () => {
+  let server = await startTestServer();
+  try {
+    const docs = [randomDoc({ k: "v" }), randomDoc(), randomDoc()];
+    await server.ok({ action: "createIndex", indexName: "old", docs });
+    await server.service.context.background.idle();
+    const record = (await server.kv.get<IndexRecord>(indexKey("default", "old"))).value!;
+    // Format 4 had no frames, and began with its name as a string: the u32 of its length, then its bytes.
+    const older = new ByteWriter();
+    older.string("quire-search-4");
+    older.string("english");
+    const versionId = newTimedId();
+    await server.kv.set(snapshotChunkKey(record.id, versionId, 0), older.bytes());
+    const pointer = { versionId, revision: 1, chunks: 1, bytes: older.length };
+    await server.kv.set(snapshotPointerKey(record.id), pointer);
+
+    server = await server.restart();
+    const found = await server.ok<{ hits: { id: string }[] }>({
+      action: "search",
+      indexName: "old",
+      mode: "fulltext",
+      query: docs[1]!.text,
+    });
+    assert.ok(found.hits.some((hit) => hit.id === docs[1]!.id), "the records were read instead");
+    await server.service.context.background.idle();
+    const current = (await server.kv.get<SnapshotPointer>(snapshotPointerKey(record.id))).value!;
+    assert.notEqual(current.versionId, versionId, "a snapshot this version reads took its place");
+    assert.equal(current.revision, 1);
+    const snapshot = await readWholeSnapshot(server.kv, record.id);
+    assert.equal((await decodeSearchSnapshot(snapshot!.bytes)).size, 3);
+  } finally {
+    await server.close();
+  }
 });
 
 Deno.test("once the change log outgrows the snapshot, a new snapshot replaces both, and a restart agrees", async () => {

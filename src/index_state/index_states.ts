@@ -338,9 +338,10 @@ export class IndexStates {
     // Another process has written it meanwhile (this one loaded before that snapshot was there): reading the index to
     // encode it again would cost its whole size, and could evict what searches here hold, for a swap that is refused.
     const current = await readSnapshotPointer(this.#kv, address.id);
-    if (current !== null && current.revision >= entry.value.revision) {
+    if (current !== null && current.revision >= entry.value.revision && current.versionId !== log.unreadableVersion) {
       log.snapshotBytes = current.bytes;
-      log.logBytes -= counted;
+      // All of it, when a load without a snapshot counted the log as infinite.
+      log.logBytes = log.logBytes === counted ? 0 : log.logBytes - counted;
       return;
     }
     // Another process is writing this snapshot: the log stays due here, so a later write or catch-up tries again,
@@ -370,13 +371,14 @@ export class IndexStates {
         writeSnapshot(this.#kv, address.id, {
           revision: index.revision,
           pieces: encodeSearchSnapshot(index, slices),
-        }, { lease, pace: () => slices.next() })
+        }, { lease, pace: () => slices.next(), replaces: log.unreadableVersion })
       );
     } finally {
       if (written === null) log.logBytes += covered;
     }
     if (written === null) return;
     log.snapshotBytes = written.bytes;
+    log.unreadableVersion = undefined;
     this.#options.metrics.countSnapshotWritten();
     const truncatable = truncatableRevision(written, Date.now(), LOG_RETENTION_MS);
     if (truncatable > 0) await truncateLog(this.#kv, address.id, truncatable);

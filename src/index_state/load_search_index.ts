@@ -21,6 +21,8 @@ export interface LoadedIndex {
   logBytes: number;
   /** Bytes of the snapshot read, 0 without one. */
   snapshotBytes: number;
+  /** The version of a snapshot found but not readable (of an older format), which the next one must replace. */
+  unreadableVersion?: string | undefined;
 }
 
 /** Where a load gets HNSW graphs from; without `graphs` the loaded index scans vectors exactly. */
@@ -36,12 +38,12 @@ export async function loadSearchIndex(
   record: IndexRecord,
   options: LoadOptions = {},
 ): Promise<LoadedIndex> {
-  const snapshot = await readSnapshot(kv, record.id, async ({ bytes, chunks }) => {
-    const index = await decodeOrNull(chunks, options.graphs, record.language);
-    return index === null ? null : { index, bytes };
-  }, options.pointer);
-  if (snapshot !== null) {
-    const { index, bytes: snapshotBytes } = snapshot;
+  const snapshot = await readSnapshot(kv, record.id, async ({ pointer, chunks }) => ({
+    pointer,
+    index: await decodeOrNull(chunks, options.graphs, record.language),
+  }), options.pointer);
+  if (snapshot !== null && snapshot.index !== null) {
+    const { index, pointer: { bytes: snapshotBytes } } = snapshot;
     if (index.revision >= record.revision) return { index, logBytes: 0, snapshotBytes };
     const tail = await readLogTail(kv, record.id, index.revision, record.revision);
     if (tail !== null) {
@@ -51,7 +53,9 @@ export async function loadSearchIndex(
       return { index, logBytes: tail.bytes, snapshotBytes };
     }
   }
-  return { index: await readAllDocs(kv, record, options.graphs), logBytes: Infinity, snapshotBytes: 0 };
+  const index = await readAllDocs(kv, record, options.graphs);
+  const unreadableVersion = snapshot !== null && snapshot.index === null ? snapshot.pointer.versionId : undefined;
+  return { index, logBytes: Infinity, snapshotBytes: 0, unreadableVersion };
 }
 
 /** Reads every document record, again while a write lands during the read. */

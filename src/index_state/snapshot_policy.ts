@@ -18,6 +18,8 @@ export interface LogState {
   logBytes: number;
   /** The current snapshot's size: 0 when there is none, undefined until read. */
   snapshotBytes?: number;
+  /** The version of the current snapshot when it could not be read: the next snapshot replaces it. */
+  unreadableVersion?: string | undefined;
   /** A snapshot is being written (`running`), and another was asked for meanwhile (`dirty`). */
   state?: "running" | "dirty";
 }
@@ -34,10 +36,14 @@ export class SnapshotPolicy {
   }
 
   /** Notes what a load found: how much log it replayed over a snapshot of what size. */
-  noteLoad(indexId: string, loaded: { logBytes: number; snapshotBytes: number }): LogState {
+  noteLoad(
+    indexId: string,
+    loaded: { logBytes: number; snapshotBytes: number; unreadableVersion?: string | undefined },
+  ): LogState {
     const log = this.#log(indexId);
     log.logBytes = loaded.logBytes;
     log.snapshotBytes = loaded.snapshotBytes;
+    log.unreadableVersion = loaded.unreadableVersion;
     return log;
   }
 

@@ -48,12 +48,16 @@ export interface SnapshotWriteOptions {
    * and a snapshot of 100,000 documents is some 350 commits.
    */
   pace?: () => Promise<void>;
+  /**
+   * The version of a snapshot that could not be read (of an older format): this one replaces it even at the same
+   * revision, where a snapshot is otherwise refused as not newer.
+   */
+  replaces?: string | undefined;
 }
 
-/** A snapshot as it is read: the revision it shows, its size, and its bytes in chunks as they arrive. */
+/** A snapshot as it is read: its pointer, and its bytes in chunks as they arrive. */
 export interface SnapshotStream {
-  revision: number;
-  bytes: number;
+  pointer: SnapshotPointer;
   chunks: AsyncIterable<Uint8Array>;
 }
 
@@ -123,7 +127,8 @@ export async function writeSnapshot(
     bytes,
     history: [...earlier, { revision: snapshot.revision, at: options.now ?? Date.now() }].slice(-HISTORY_LENGTH),
   };
-  const newer = (previous.value?.revision ?? -1) < snapshot.revision;
+  const newer = (previous.value?.revision ?? -1) < snapshot.revision ||
+    (options.replaces !== undefined && previous.value?.versionId === options.replaces);
   const swap = kv.atomic().check(previous, { key: trashKey(indexId), versionstamp: null }).set(pointerKey, pointer);
   if (options.lease !== undefined) swap.check(options.lease).delete(options.lease.key);
   const result = newer ? await swap.commit() : { ok: false };
@@ -231,7 +236,7 @@ export async function readSnapshot<T>(
     const pointer = attempt === 0 && known !== undefined ? known : await readSnapshotPointer(kv, indexId);
     if (pointer === null) return null;
     try {
-      return await read({ revision: pointer.revision, bytes: pointer.bytes, chunks: listChunks(kv, indexId, pointer) });
+      return await read({ pointer, chunks: listChunks(kv, indexId, pointer) });
     } catch (error) {
       if (!(error instanceof SnapshotReplacedError) || attempt === 2) throw error;
     }
