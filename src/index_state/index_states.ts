@@ -168,11 +168,13 @@ export class IndexStates {
     if (pointer !== null && pointer.bytes > 2 * this.budgetBytes) {
       throw indexTooLarge(record.name, pointer.bytes, this.budgetBytes);
     }
-    // A load holds the snapshot's bytes and the state decoded from them at once: room for both is made first.
-    this.#evictFor(2 * (pointer?.bytes ?? 0), record.id);
+    // A load builds a state near the snapshot's size, decoding the snapshot as it arrives (its bytes are never held
+    // whole): room for the state is made first.
+    this.#evictFor(pointer?.bytes ?? 0, record.id);
     const loaded = await loadSearchIndex(this.#kv, record, { graphs: this.#options.graphs, pointer });
     this.#options.metrics.countLoad(loaded.snapshotBytes > 0 ? "snapshot" : "full");
-    // The snapshot's bytes are garbage now, near the size of the state: freed once the search that waits has answered.
+    // The chunks read, near the state's size in all, became garbage as they were decoded: what is left of them (and of
+    // the C allocator's pages that they held) is handed back once the search that waits has answered.
     if (loaded.snapshotBytes > LARGE_LOAD_BYTES) {
       this.#background.run("collect a read snapshot", async () => {
         await nextTurn();
