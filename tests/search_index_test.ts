@@ -219,13 +219,8 @@ Deno.test("a snapshot decodes alike from chunks of any size; an older format, a 
   index.apply(batch);
   const bytes = await snapshotBytes(index);
   assert.ok(bytes.byteLength > 3 << 20, `${bytes.byteLength} bytes: several frames`);
-  const query: SearchQuery = {
-    mode: "hybrid",
-    text: "w1 w5",
-    vector: batch[5]!.doc!.passages[0]!.vector,
-    offset: 0,
-    limit: 10,
-  };
+  const vector = batch[5]!.doc!.passages[0]!.vector;
+  const query: SearchQuery = { mode: "hybrid", text: "w1 w5", vector, offset: 0, limit: 10 };
   for (const sizes of [[61_440], [4_097, 3], [999_999]]) {
     const restored = await decodeSearchSnapshot(chunksOf(bytes, sizes), { graphs });
     assert.equal(restored.size, index.size);
