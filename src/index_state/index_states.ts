@@ -410,7 +410,10 @@ const SNAPSHOT_SLICE_MS = 10;
  */
 const SNAPSHOT_SHARE = 0.1;
 
-/** A load whose snapshot is larger than this frees it at once, where the runtime lets it (see below). */
+/**
+ * A load whose snapshot is larger than this frees the chunks it read at once, where the runtime lets it (see
+ * `collectGarbageNow`), and hands back the C allocator's pages they held.
+ */
 const LARGE_LOAD_BYTES = 16 * 1024 * 1024;
 
 /** Tunes how the index finds vector candidates, if that is due, one measured search per turn of the event loop. */
