@@ -191,6 +191,55 @@
         (br $each)))
     (local.get $written))
 
+  ;; Writes the float32 row at `floats` (`stride` floats, zero past the vector's dimensions) as int8 codes at `code`,
+  ;; scaled so that its largest component is ±127 and rounded to nearest (ties to even), and a bit per code at `bits`,
+  ;; set where the code is positive; returns the sum of the codes' squares (0 for a zero vector).
+  (func (export "quantize") (param $floats i32) (param $stride i32) (param $code i32) (param $bits i32) (result i32)
+    (local $j i32) (local $at i32) (local $largest v128) (local $scale v128) (local $top f32)
+    (local $low v128) (local $high v128) (local $codes v128) (local $squares v128)
+    (loop $find
+      (local.set $largest
+        (f32x4.max (local.get $largest) (f32x4.abs (v128.load (i32.add (local.get $floats) (local.get $j))))))
+      (local.set $j (i32.add (local.get $j) (i32.const 16)))
+      (br_if $find (i32.lt_u (local.get $j) (i32.shl (local.get $stride) (i32.const 2)))))
+    (local.set $top
+      (f32.max
+        (f32.max (f32x4.extract_lane 0 (local.get $largest)) (f32x4.extract_lane 1 (local.get $largest)))
+        (f32.max (f32x4.extract_lane 2 (local.get $largest)) (f32x4.extract_lane 3 (local.get $largest)))))
+    (if (f32.eq (local.get $top) (f32.const 0))
+      (then (local.set $scale (v128.const f32x4 0 0 0 0)))
+      (else (local.set $scale (f32x4.splat (f32.div (f32.const 127) (local.get $top))))))
+    (local.set $j (i32.const 0))
+    (loop $step
+      (local.set $at (i32.add (local.get $floats) (i32.shl (local.get $j) (i32.const 2))))
+      (local.set $low
+        (i16x8.narrow_i32x4_s
+          (call $scaled (v128.load offset=0 (local.get $at)) (local.get $scale))
+          (call $scaled (v128.load offset=16 (local.get $at)) (local.get $scale))))
+      (local.set $high
+        (i16x8.narrow_i32x4_s
+          (call $scaled (v128.load offset=32 (local.get $at)) (local.get $scale))
+          (call $scaled (v128.load offset=48 (local.get $at)) (local.get $scale))))
+      (local.set $codes (i8x16.narrow_i16x8_s (local.get $low) (local.get $high)))
+      (v128.store (i32.add (local.get $code) (local.get $j)) (local.get $codes))
+      ;; -code is negative exactly where code is positive (codes lie within ±127).
+      (i32.store16
+        (i32.add (local.get $bits) (i32.shr_u (local.get $j) (i32.const 3)))
+        (i8x16.bitmask (i8x16.neg (local.get $codes))))
+      (local.set $squares
+        (i32x4.add
+          (local.get $squares)
+          (i32x4.add
+            (i32x4.dot_i16x8_s (local.get $low) (local.get $low))
+            (i32x4.dot_i16x8_s (local.get $high) (local.get $high)))))
+      (local.set $j (i32.add (local.get $j) (i32.const 16)))
+      (br_if $step (i32.lt_u (local.get $j) (local.get $stride))))
+    (call $lanes (local.get $squares)))
+
+  ;; Four float32 lanes times `scale`, rounded to the nearest int32.
+  (func $scaled (param $v v128) (param $scale v128) (result v128)
+    (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (local.get $v) (local.get $scale)))))
+
   ;; The dot product of one int8 row with the int16 query, 16 dimensions a step; two sums in turn keep the steps apart.
   (func $dot (param $row i32) (param $stride i32) (param $query i32) (result i32)
     (local $j i32) (local $low v128) (local $high v128) (local $codes v128)

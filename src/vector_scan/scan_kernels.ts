@@ -13,6 +13,11 @@ export interface ScanKernels {
   within(distances: number, rows: number, cut: number, ties: number, ids: number): number;
   /** out[i] (float64) = row ids[i] of the float32 `rows` · the float64 `query`, for `count` int32 ids. */
   floatDotsAt(rows: number, ids: number, count: number, stride: number, query: number, out: number): void;
+  /**
+   * Writes the float32 row at `floats` (`stride` floats, zeros past its dimensions) as int8 codes at `code`, scaled to
+   * its largest component, and their sign bits at `bits`; returns the sum of the codes' squares.
+   */
+  quantize(floats: number, stride: number, code: number, bits: number): number;
 }
 
 /** A WebAssembly memory's page. */

@@ -7,7 +7,7 @@
  * pass of a large scan runs in chunks that this thread and a helper thread share (see {@link ParallelKernels}).
  */
 import { BestSlots } from "./best_slots.ts";
-import { growMemory, scanKernels, sharedMemory } from "./scan_kernels.ts";
+import { growMemory, type ScanKernels, scanKernels, sharedMemory } from "./scan_kernels.ts";
 import { ParallelKernels } from "./scan_helper.ts";
 import { grownTo } from "../util/typed_arrays.ts";
 
@@ -28,6 +28,9 @@ interface Layout {
   /** The query as int16, then its sign bits. */
   query: number;
   queryBits: number;
+  /** A vector to quantize, as float32 padded with zeros to the row's stride, and the query's int8 codes. */
+  floats: number;
+  queryCode: number;
   /** An int32 per row: the kernels' results. */
   out: number;
   /** An int32 per row: the rows a prefiltered scan ranks. */
@@ -44,8 +47,11 @@ export class VectorCodes {
   readonly #stride: number;
   readonly #bitStride: number;
   readonly #memory: WebAssembly.Memory;
+  readonly #kernels: ScanKernels;
   readonly #parallel: ParallelKernels;
   #layout: Layout;
+  /** The floats area, viewed anew whenever the memory grows. */
+  #floats!: Float32Array;
   /** Each slot's code length's inverse (the cosine's divisor); 0 for a slot without a vector. */
   #inverseNorms = new Float32Array(0);
   #live = new Uint8Array(0);
@@ -59,7 +65,9 @@ export class VectorCodes {
     this.#bitStride = roundUp(Math.ceil(dims / 8), STEP_BYTES);
     this.#layout = this.#layoutFor(0);
     this.#memory = sharedMemory(this.#layout.end);
-    this.#parallel = new ParallelKernels(this.#memory, scanKernels(this.#memory));
+    this.#kernels = scanKernels(this.#memory);
+    this.#parallel = new ParallelKernels(this.#memory, this.#kernels);
+    this.#viewFloats();
   }
 
   /** Bytes of memory the codes hold. */
@@ -76,10 +84,7 @@ export class VectorCodes {
   set(slot: number, vector: Float32Array): void {
     if (slot >= this.#rows) this.#grow(slot + 1);
     const { codes, bits } = this.#layout;
-    const bytes = new Uint8Array(this.#memory.buffer);
-    const code = new Int8Array(this.#memory.buffer, codes + slot * this.#stride, this.#dims);
-    this.#inverseNorms[slot] = quantize(vector, code);
-    writeSignBits(code, bytes.subarray(bits + slot * this.#bitStride, bits + (slot + 1) * this.#bitStride));
+    this.#inverseNorms[slot] = this.#quantize(vector, codes + slot * this.#stride, bits + slot * this.#bitStride);
     if (this.#live[slot] === 0) this.#liveCount++;
     this.#live[slot] = 1;
   }
@@ -128,11 +133,19 @@ export class VectorCodes {
 
   /** Writes the query's int8 codes widened to int16, and its sign bits. */
   #writeQuery(query: Float32Array): void {
-    const code = new Int8Array(this.#dims);
-    quantize(query, code);
-    const { query: at, queryBits } = this.#layout;
-    new Int16Array(this.#memory.buffer, at, this.#dims).set(code);
-    writeSignBits(code, new Uint8Array(this.#memory.buffer, queryBits, this.#bitStride));
+    const { query: at, queryBits, queryCode } = this.#layout;
+    this.#quantize(query, queryCode, queryBits);
+    new Int16Array(this.#memory.buffer, at, this.#dims).set(new Int8Array(this.#memory.buffer, queryCode, this.#dims));
+  }
+
+  /**
+   * Writes `vector` as int8 codes at `code`, scaled so that its largest component is ±127 (cosines keep), and its sign
+   * bits at `bits`, by the SIMD kernel; returns the inverse of the code's length, or 0 for a zero vector.
+   */
+  #quantize(vector: Float32Array, code: number, bits: number): number {
+    this.#floats.set(vector);
+    const squares = this.#kernels.quantize(this.#layout.floats, this.#stride, code, bits);
+    return squares === 0 ? 0 : 1 / Math.sqrt(squares);
   }
 
   #rankAll(count: number): number[] {
@@ -230,47 +243,41 @@ export class VectorCodes {
     bytes.copyWithin(layout.bits, old.bits, old.bits + this.#rows * this.#bitStride);
     bytes.fill(0, layout.bits + this.#rows * this.#bitStride, layout.codes);
     this.#layout = layout;
+    this.#viewFloats();
     this.#inverseNorms = grownTo(this.#inverseNorms, layout.capacity);
     this.#live = grownTo(this.#live, layout.capacity);
+  }
+
+  /** Views the floats area, whose padding past the dimensions stays zero. */
+  #viewFloats(): void {
+    this.#floats = new Float32Array(this.#memory.buffer, this.#layout.floats, this.#dims);
   }
 
   #layoutFor(capacity: number): Layout {
     const query = 0;
     const queryBits = query + this.#stride * 2;
+    const floats = roundUp(queryBits + this.#bitStride, STEP_BYTES);
+    const queryCode = floats + this.#stride * 4;
     // Rows on cache lines of their own: a row read alone then touches six lines, not seven.
-    const out = roundUp(queryBits + this.#bitStride, 64);
+    const out = roundUp(queryCode + this.#stride, 64);
     const ids = out + capacity * 4;
     const bits = ids + capacity * 4;
     const codes = bits + capacity * this.#bitStride;
-    return { capacity, query, queryBits, out, ids, bits, codes, end: codes + capacity * this.#stride };
+    return {
+      capacity,
+      query,
+      queryBits,
+      floats,
+      queryCode,
+      out,
+      ids,
+      bits,
+      codes,
+      end: codes + capacity * this.#stride,
+    };
   }
 }
 
 function roundUp(value: number, step: number): number {
   return Math.ceil(value / step) * step;
-}
-
-/**
- * Writes `vector` as int8 into `code`, scaled so that its largest component is ±127 (cosines keep); returns the
- * inverse of the code's length, or 0 for a zero vector.
- */
-function quantize(vector: Float32Array, code: Int8Array): number {
-  let largest = 0;
-  for (let i = 0; i < vector.length; i++) largest = Math.max(largest, Math.abs(vector[i]!));
-  const scale = largest === 0 ? 0 : 127 / largest;
-  let squares = 0;
-  for (let i = 0; i < vector.length; i++) {
-    // What Math.round gives (up to the rounding of the sum), at a quarter of its cost.
-    const value = Math.floor(vector[i]! * scale + 0.5);
-    code[i] = value;
-    squares += value * value;
-  }
-  return squares === 0 ? 0 : 1 / Math.sqrt(squares);
-}
-
-/** Writes a bit per component of `code` into `bits`, set where the component is positive. */
-function writeSignBits(code: Int8Array, bits: Uint8Array): void {
-  bits.fill(0);
-  // The sign bit of -v is set exactly where v > 0: no branch, which halves the time.
-  for (let i = 0; i < code.length; i++) bits[i >> 3] = bits[i >> 3]! | ((-code[i]! >>> 31) << (i & 7));
 }
