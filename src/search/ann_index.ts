@@ -1,7 +1,7 @@
 /**
  * Approximate nearest neighbours for large indexes: an HNSW graph (USearch, a native library with prebuilt binaries
  * on npm) over the document vectors, keyed by slot, and compact codes of the same vectors for exact scans (see
- * {@link VectorCodes}). Both only propose candidates; their scores are computed exactly from the float32 vectors.
+ * {@link VectorCodes}). Both only propose candidates; their scores are computed from the stored vectors.
  */
 import { exactSearch, Index, MetricKind, ScalarKind } from "usearch";
 import type { VectorStore } from "./vector_store.ts";

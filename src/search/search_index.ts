@@ -5,7 +5,7 @@
  * Each document lives in a slot, and each of its passages' vectors in a passage slot; slots of deleted documents and
  * passages are reused. A document's vector score is its best passage's. Vector candidates come from an exact scan
  * while the index is small or filtered, and from an HNSW graph of passages once it is large (when the index has a
- * source of graphs); either way scores are exact cosines.
+ * source of graphs); either way scores are cosines of the stored vectors (see `VectorStore`).
  */
 import type { AnnGraphs } from "./ann_graphs.ts";
 import type { SearchMode } from "./search_mode.ts";
@@ -42,7 +42,7 @@ const FULL_SCAN_WAITING_SHARE = 0.25;
 
 /**
  * Candidates the graph proposes per hit wanted (at least {@link MIN_ANN_CANDIDATES}), times the passages per
- * document, rescored exactly.
+ * document, rescored from the stored vectors.
  */
 const ANN_OVERSAMPLING = 4;
 const MIN_ANN_CANDIDATES = 200;

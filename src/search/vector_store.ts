@@ -1,11 +1,11 @@
 /**
- * Document vectors, one row per slot, with exact cosine similarity. A small store keeps them in one flat
- * `Float32Array`; a large one in a shared WebAssembly memory (see {@link FloatRows}), whose SIMD kernel scores
- * candidates on both cores. Both sum the products in the same order, so a score has the same bits in either. Vectors
- * are copied in, so that nothing outside can change them.
+ * Document vectors, one row per slot, with cosine similarity. A small store keeps them in one flat `Float32Array`, and
+ * its cosines are exact; a large one as float16 in a shared WebAssembly memory (see {@link HalfRows}), at half the
+ * memory, whose SIMD kernel scores candidates on both cores, and whose cosines are those of the rows as stored (within
+ * about 1e-5 of the exact ones). Vectors are copied in, so that nothing outside can change them.
  */
 import { grownTo } from "../util/typed_arrays.ts";
-import { FloatRows } from "../vector_scan/float_rows.ts";
+import { HalfRows } from "../vector_scan/half_rows.ts";
 
 /**
  * From this many rows the vectors move to shared memory. Above the largest index that the native exact search scans
@@ -34,7 +34,7 @@ export interface ScoredSlots {
 export class VectorStore {
   #dims = 0;
   #data = new Float32Array(0);
-  #shared: FloatRows | undefined;
+  #shared: HalfRows | undefined;
   #norms = new Float64Array(0);
 
   /** The dimensions of the stored vectors, 0 before the first. */
@@ -58,12 +58,18 @@ export class VectorStore {
     if (this.#dims === 0) this.#dims = vector.length;
     this.checkDims(vector);
     this.#grow(slot + 1, 1);
-    if (this.#shared !== undefined) this.#shared.set(slot, vector);
-    else this.#data.set(vector, slot * this.#dims);
-    this.#norms[slot] = norm(vector);
+    if (this.#shared !== undefined) {
+      this.#norms[slot] = this.#shared.set(slot, vector);
+    } else {
+      this.#data.set(vector, slot * this.#dims);
+      this.#norms[slot] = norm(vector);
+    }
   }
 
-  /** The stored vector of a slot, as a view that callers must not change. */
+  /**
+   * The stored vector of a slot, as a view that callers must not change; from shared memory, a copy of the row as
+   * stored, which is the vector scaled (see {@link HalfRows}), as a cosine reads it.
+   */
   row(slot: number): Float32Array {
     if (this.#shared !== undefined) return this.#shared.row(slot);
     return this.#data.subarray(slot * this.#dims, (slot + 1) * this.#dims);
@@ -100,10 +106,7 @@ export class VectorStore {
     }
   }
 
-  /**
-   * Dot products in four sums, of dimensions 4k, 4k+1, 4k+2 and 4k+3, added as (0 + 1) + (2 + 3): the order of the
-   * shared memory's kernel. Four sums also keep the additions from waiting on each other.
-   */
+  /** Dot products in four sums, of dimensions 4k, 4k+1, 4k+2 and 4k+3, so that the additions do not wait on each other. */
   #dots(query: Float32Array, slots: readonly number[]): Float64Array {
     const dims = this.#dims;
     const data = this.#data;
@@ -146,15 +149,18 @@ export class VectorStore {
     // Rows past the last with a vector are zeros, as the new memory is: only those up to it are copied.
     let used = Math.min(this.#norms.length, this.#data.length / this.#dims);
     while (used > 0 && this.#norms[used - 1] === 0) used--;
+    let shared: HalfRows;
     try {
-      this.#shared = new FloatRows(this.#dims, Math.max(slots, used));
+      shared = new HalfRows(this.#dims, Math.max(slots, used));
     } catch {
       sharedMemoryWorks = false;
       return;
     }
+    // Scores from here on are those of the rows as stored, and so are the lengths they divide by.
     for (let slot = 0; slot < used; slot++) {
-      this.#shared.set(slot, this.#data.subarray(slot * this.#dims, (slot + 1) * this.#dims));
+      this.#norms[slot] = shared.set(slot, this.#data.subarray(slot * this.#dims, (slot + 1) * this.#dims));
     }
+    this.#shared = shared;
     this.#data = new Float32Array(0);
   }
 }

@@ -1,4 +1,4 @@
-;; The scan kernels of quire's vector codes (see vector_codes.ts) and float32 rows (see float_rows.ts), in WebAssembly
+;; The scan kernels of quire's vector codes (see vector_codes.ts) and float16 rows (see half_rows.ts), in WebAssembly
 ;; text with 128-bit SIMD.
 ;; `deno task build:kernels` compiles this file into kernels_wasm.ts; tests/vector_codes_test.ts checks that the two
 ;; agree. Every row is `stride` bytes, a multiple of 16, zero-padded past the vector's own dimensions. The memory is
@@ -75,15 +75,13 @@
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
         (br $each))))
 
-  ;; out[i] (float64) = row ids[i] of the float32 `rows` · the float64 `query`, for `count` int32 ids. Each product is
-  ;; exact in float64. The sums run in four lanes, of dimensions 4k, 4k+1, 4k+2 and 4k+3, added as (0 + 1) + (2 + 3) at
-  ;; the end: the order of vector_store.ts's JavaScript loop, so that both give the same bits. Rows far apart wait on
-  ;; memory, so two are read together: their loads overlap.
-  (func (export "floatDotsAt")
+  ;; out[i] (float64) = row ids[i] of the float16 `rows` · the float64 `query`, for `count` int32 ids. Each product is
+  ;; exact in float64; the sums run in two lanes. Rows far apart wait on memory, so two are read together: their loads
+  ;; overlap.
+  (func (export "halfDotsAt")
     (param $rows i32) (param $ids i32) (param $count i32) (param $stride i32) (param $query i32) (param $out i32)
     (local $end i32) (local $pairs i32) (local $a i32) (local $b i32) (local $j i32) (local $q i32)
-    (local $qLow v128) (local $qHigh v128) (local $v v128) (local $w v128)
-    (local $aLow v128) (local $aHigh v128) (local $bLow v128) (local $bHigh v128)
+    (local $v v128) (local $w v128) (local $sumA v128) (local $sumB v128)
     (local.set $end (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 3))))
     (local.set $pairs (i32.add (local.get $out) (i32.shl (i32.and (local.get $count) (i32.const -2)) (i32.const 3))))
     (block $done
@@ -96,43 +94,123 @@
             (i32.add (local.get $rows) (i32.mul (i32.load offset=4 (local.get $ids)) (local.get $stride)))
             (local.get $a)
             (i32.lt_u (local.get $out) (local.get $pairs))))
-        (local.set $aLow (v128.const f64x2 0 0))
-        (local.set $aHigh (v128.const f64x2 0 0))
-        (local.set $bLow (v128.const f64x2 0 0))
-        (local.set $bHigh (v128.const f64x2 0 0))
+        (local.set $sumA (v128.const f64x2 0 0))
+        (local.set $sumB (v128.const f64x2 0 0))
         (local.set $j (i32.const 0))
         (loop $chunk
-          (local.set $q (i32.add (local.get $query) (i32.shl (local.get $j) (i32.const 1))))
-          (local.set $qLow (v128.load (local.get $q)))
-          (local.set $qHigh (v128.load offset=16 (local.get $q)))
+          ;; Eight halves a step, against eight float64 query components.
+          (local.set $q (i32.add (local.get $query) (i32.shl (local.get $j) (i32.const 2))))
           (local.set $v (v128.load (i32.add (local.get $a) (local.get $j))))
           (local.set $w (v128.load (i32.add (local.get $b) (local.get $j))))
-          (local.set $aLow
-            (f64x2.add (local.get $aLow) (f64x2.mul (f64x2.promote_low_f32x4 (local.get $v)) (local.get $qLow))))
-          (local.set $aHigh
-            (f64x2.add (local.get $aHigh) (f64x2.mul (call $highPair (local.get $v)) (local.get $qHigh))))
-          (local.set $bLow
-            (f64x2.add (local.get $bLow) (f64x2.mul (f64x2.promote_low_f32x4 (local.get $w)) (local.get $qLow))))
-          (local.set $bHigh
-            (f64x2.add (local.get $bHigh) (f64x2.mul (call $highPair (local.get $w)) (local.get $qHigh))))
+          (local.set $sumA (call $halfDot (local.get $sumA) (local.get $v) (local.get $q)))
+          (local.set $sumB (call $halfDot (local.get $sumB) (local.get $w) (local.get $q)))
           (local.set $j (i32.add (local.get $j) (i32.const 16)))
           (br_if $chunk (i32.lt_u (local.get $j) (local.get $stride))))
-        (f64.store (local.get $out) (call $fourLanes (local.get $aLow) (local.get $aHigh)))
+        (f64.store (local.get $out) (call $pairSum (local.get $sumA)))
         (if (i32.lt_u (local.get $out) (local.get $pairs))
-          (then (f64.store offset=8 (local.get $out) (call $fourLanes (local.get $bLow) (local.get $bHigh)))))
+          (then (f64.store offset=8 (local.get $out) (call $pairSum (local.get $sumB)))))
         (local.set $ids (i32.add (local.get $ids) (i32.const 8)))
         (local.set $out (i32.add (local.get $out) (i32.const 16)))
         (br $each))))
+
+  ;; `sum` plus the products of the eight halves `h` with the eight float64 at `q`, in two float64 lanes.
+  (func $halfDot (param $sum v128) (param $h v128) (param $q i32) (result v128)
+    (local $low v128) (local $high v128)
+    (local.set $low (call $widenHalves (i32x4.extend_low_i16x8_u (local.get $h))))
+    (local.set $high (call $widenHalves (i32x4.extend_high_i16x8_u (local.get $h))))
+    (f64x2.add
+      (f64x2.add
+        (local.get $sum)
+        (f64x2.add
+          (f64x2.mul (f64x2.promote_low_f32x4 (local.get $low)) (v128.load offset=0 (local.get $q)))
+          (f64x2.mul (call $highPair (local.get $low)) (v128.load offset=16 (local.get $q)))))
+      (f64x2.add
+        (f64x2.mul (f64x2.promote_low_f32x4 (local.get $high)) (v128.load offset=32 (local.get $q)))
+        (f64x2.mul (call $highPair (local.get $high)) (v128.load offset=48 (local.get $q))))))
+
+  ;; Four float16 bit patterns (one in the low 16 bits of each lane) as float32, exactly: the exponent and mantissa
+  ;; moved into float32's places are the value times 2^-112 (subnormal halves become subnormal floats), so one multiply
+  ;; by 2^112 restores it; then the sign. Halves here are finite.
+  (func $widenHalves (param $h v128) (result v128)
+    (v128.or
+      (f32x4.mul
+        (i32x4.shl (v128.and (local.get $h) (v128.const i32x4 0x7fff 0x7fff 0x7fff 0x7fff)) (i32.const 13))
+        (v128.const f32x4 0x1p112 0x1p112 0x1p112 0x1p112))
+      (i32x4.shl (v128.and (local.get $h) (v128.const i32x4 0x8000 0x8000 0x8000 0x8000)) (i32.const 16))))
+
+  ;; Four float32 lanes as float16 bit patterns (in the low 16 bits of each lane), rounded to nearest, ties to even.
+  ;; The values are finite and below 65,520 in size. A value below float16's least normal is rounded by the float
+  ;; addition of 0.5, which leaves its half's bits at the bottom of the mantissa; a normal one by adding the exponents'
+  ;; difference, 0xfff and the mantissa's last kept bit, then shifting.
+  (func $narrowFloats (param $f v128) (result v128)
+    (local $sign v128) (local $x v128) (local $small v128) (local $normal v128)
+    (local.set $sign (v128.and (local.get $f) (v128.const i32x4 0x80000000 0x80000000 0x80000000 0x80000000)))
+    (local.set $x (v128.xor (local.get $f) (local.get $sign)))
+    (local.set $small
+      (i32x4.sub
+        (f32x4.add (local.get $x) (v128.const f32x4 0.5 0.5 0.5 0.5))
+        (v128.const i32x4 0x3f000000 0x3f000000 0x3f000000 0x3f000000)))
+    (local.set $normal
+      (i32x4.shr_u
+        (i32x4.add
+          (i32x4.add (local.get $x) (v128.const i32x4 0xc8000fff 0xc8000fff 0xc8000fff 0xc8000fff))
+          (v128.and (i32x4.shr_u (local.get $x) (i32.const 13)) (v128.const i32x4 1 1 1 1)))
+        (i32.const 13)))
+    (v128.or
+      (v128.bitselect
+        (local.get $small)
+        (local.get $normal)
+        (i32x4.lt_u (local.get $x) (v128.const i32x4 0x38800000 0x38800000 0x38800000 0x38800000)))
+      (i32x4.shr_u (local.get $sign) (i32.const 16))))
+
+  ;; Writes the float32 row at `floats` (`stride` / 2 floats, zeros past the vector's dimensions) times `scale` as
+  ;; float16 at `row` (`stride` bytes); returns the sum of the squares of what it wrote, in float64.
+  (func (export "toHalves") (param $floats i32) (param $stride i32) (param $scale f32) (param $row i32) (result f64)
+    (local $j i32) (local $at i32) (local $factor v128) (local $h v128) (local $sum v128)
+    (local.set $factor (f32x4.splat (local.get $scale)))
+    (loop $step
+      (local.set $at (i32.add (local.get $floats) (i32.shl (local.get $j) (i32.const 1))))
+      (local.set $h
+        (i16x8.narrow_i32x4_u
+          (call $narrowFloats (f32x4.mul (v128.load offset=0 (local.get $at)) (local.get $factor)))
+          (call $narrowFloats (f32x4.mul (v128.load offset=16 (local.get $at)) (local.get $factor)))))
+      (v128.store (i32.add (local.get $row) (local.get $j)) (local.get $h))
+      (local.set $sum (call $halfSquares (local.get $sum) (local.get $h)))
+      (local.set $j (i32.add (local.get $j) (i32.const 16)))
+      (br_if $step (i32.lt_u (local.get $j) (local.get $stride))))
+    (call $pairSum (local.get $sum)))
+
+  ;; `sum` plus the squares of the eight halves `h`, in two float64 lanes.
+  (func $halfSquares (param $sum v128) (param $h v128) (result v128)
+    (local $low v128) (local $high v128) (local $a v128) (local $b v128) (local $c v128) (local $d v128)
+    (local.set $low (call $widenHalves (i32x4.extend_low_i16x8_u (local.get $h))))
+    (local.set $high (call $widenHalves (i32x4.extend_high_i16x8_u (local.get $h))))
+    (local.set $a (f64x2.promote_low_f32x4 (local.get $low)))
+    (local.set $b (call $highPair (local.get $low)))
+    (local.set $c (f64x2.promote_low_f32x4 (local.get $high)))
+    (local.set $d (call $highPair (local.get $high)))
+    (f64x2.add
+      (f64x2.add (local.get $sum) (f64x2.add (f64x2.mul (local.get $a) (local.get $a)) (f64x2.mul (local.get $b) (local.get $b))))
+      (f64x2.add (f64x2.mul (local.get $c) (local.get $c)) (f64x2.mul (local.get $d) (local.get $d)))))
+
+  ;; Writes the float16 row at `row` (`stride` bytes) as float32 at `floats`.
+  (func (export "fromHalves") (param $row i32) (param $stride i32) (param $floats i32)
+    (local $j i32) (local $h v128) (local $at i32)
+    (loop $step
+      (local.set $h (v128.load (i32.add (local.get $row) (local.get $j))))
+      (local.set $at (i32.add (local.get $floats) (i32.shl (local.get $j) (i32.const 1))))
+      (v128.store offset=0 (local.get $at) (call $widenHalves (i32x4.extend_low_i16x8_u (local.get $h))))
+      (v128.store offset=16 (local.get $at) (call $widenHalves (i32x4.extend_high_i16x8_u (local.get $h))))
+      (local.set $j (i32.add (local.get $j) (i32.const 16)))
+      (br_if $step (i32.lt_u (local.get $j) (local.get $stride)))))
 
   ;; The high two float32 lanes of `v`, as float64.
   (func $highPair (param $v v128) (result v128)
     (f64x2.promote_low_f32x4 (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))))
 
-  ;; (low[0] + low[1]) + (high[0] + high[1]).
-  (func $fourLanes (param $low v128) (param $high v128) (result f64)
-    (f64.add
-      (f64.add (f64x2.extract_lane 0 (local.get $low)) (f64x2.extract_lane 1 (local.get $low)))
-      (f64.add (f64x2.extract_lane 0 (local.get $high)) (f64x2.extract_lane 1 (local.get $high)))))
+  ;; The sum of the two float64 lanes.
+  (func $pairSum (param $v v128) (result f64)
+    (f64.add (f64x2.extract_lane 0 (local.get $v)) (f64x2.extract_lane 1 (local.get $v))))
 
   ;; `sum` plus the products of the low 8 int8 codes at `at` with the int16 query `low`, pairwise added into int32.
   (func $dotLow (param $sum v128) (param $at i32) (param $low v128) (result v128)

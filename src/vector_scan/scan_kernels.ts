@@ -11,8 +11,15 @@ export interface ScanKernels {
   hamming(bits: number, rows: number, stride: number, query: number, out: number): void;
   /** Lists at `ids` the rows whose int32 distance is below `cut`, and the first `ties` at it; returns how many. */
   within(distances: number, rows: number, cut: number, ties: number, ids: number): number;
-  /** out[i] (float64) = row ids[i] of the float32 `rows` · the float64 `query`, for `count` int32 ids. */
-  floatDotsAt(rows: number, ids: number, count: number, stride: number, query: number, out: number): void;
+  /** out[i] (float64) = row ids[i] of the float16 `rows` · the float64 `query`, for `count` int32 ids. */
+  halfDotsAt(rows: number, ids: number, count: number, stride: number, query: number, out: number): void;
+  /**
+   * Writes the float32 row at `floats` (zeros past its dimensions) times `scale` as float16 at `row`, `stride` bytes,
+   * rounded to nearest; returns the sum of the squares of the halves written.
+   */
+  toHalves(floats: number, stride: number, scale: number, row: number): number;
+  /** Writes the float16 row at `row`, `stride` bytes, as float32 at `floats`. */
+  fromHalves(row: number, stride: number, floats: number): void;
   /**
    * Writes the float32 row at `floats` (`stride` floats, zeros past its dimensions) as int8 codes at `code`, scaled to
    * its largest component, and their sign bits at `bits`; returns the sum of the codes' squares.
