@@ -57,7 +57,7 @@ export class AnnIndex {
   add(slots: number[], vectors: VectorStore): void {
     if (slots.length === 0) return;
     const matrix = new Float32Array(slots.length * vectors.dims);
-    slots.forEach((slot, i) => matrix.set(vectors.row(slot), i * vectors.dims));
+    vectors.forEachRow(slots, (row, i) => matrix.set(row, i * vectors.dims));
     this.#index.add(BigUint64Array.from(slots, BigInt), matrix);
   }
 
@@ -69,7 +69,7 @@ export class AnnIndex {
     let highest = -1;
     for (const slot of slots) highest = Math.max(highest, slot);
     this.#codes.reserve(highest + 1);
-    for (const slot of slots) this.#codes.set(slot, vectors.row(slot));
+    vectors.forEachRow(slots, (row, i) => this.#codes.set(slots[i]!, row));
   }
 
   /** Those of `slots` whose vectors the graph does not hold. */

@@ -76,6 +76,18 @@ export class VectorStore {
   }
 
   /**
+   * Calls `use` with the stored vector of each of `slots` in turn (and its place in `slots`), as a view that is valid
+   * only during the call: rows read from shared memory are widened into one place, not copied out one by one.
+   */
+  forEachRow(slots: readonly number[], use: (row: Float32Array, at: number) => void): void {
+    const shared = this.#shared;
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      use(shared?.rowView(slot) ?? this.#data.subarray(slot * this.#dims, (slot + 1) * this.#dims), i);
+    }
+  }
+
+  /**
    * The vectors of the first `count` slots, as one array that callers must not change: a view, or a copy from shared
    * memory (only an index that has shrunk far below the rows it once held scans its rows whole, see
    * {@link SHARED_FROM_ROWS}).

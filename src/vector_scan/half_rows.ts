@@ -81,14 +81,19 @@ export class HalfRows {
 
   /** The row of a slot as stored (scaled), as a float32 copy. */
   row(slot: number): Float32Array {
+    return this.rowView(slot).slice();
+  }
+
+  /** The row of a slot as stored, as a float32 view that the next call of any method overwrites. */
+  rowView(slot: number): Float32Array {
     this.#kernels.fromHalves(this.#rowAt(slot), this.#stride, this.#floats);
-    return this.#floatRow.slice();
+    return this.#floatRow;
   }
 
   /** The first `count` rows as stored, as one unpadded float32 copy. */
   copyRows(count: number): Float32Array {
     const copy = new Float32Array(count * this.#dims);
-    for (let slot = 0; slot < count; slot++) copy.set(this.row(slot), slot * this.#dims);
+    for (let slot = 0; slot < count; slot++) copy.set(this.rowView(slot), slot * this.#dims);
     return copy;
   }
 
