@@ -72,7 +72,7 @@ export class VectorStore {
    */
   row(slot: number): Float32Array {
     if (this.#shared !== undefined) return this.#shared.row(slot);
-    return this.#data.subarray(slot * this.#dims, (slot + 1) * this.#dims);
+    return this.#heapRow(slot);
   }
 
   /**
@@ -83,7 +83,7 @@ export class VectorStore {
     const shared = this.#shared;
     for (let i = 0; i < slots.length; i++) {
       const slot = slots[i]!;
-      use(shared?.rowView(slot) ?? this.#data.subarray(slot * this.#dims, (slot + 1) * this.#dims), i);
+      use(shared?.rowView(slot) ?? this.#heapRow(slot), i);
     }
   }
 
@@ -141,6 +141,11 @@ export class VectorStore {
     return result;
   }
 
+  /** The row of a slot in the heap's flat array, as a view. */
+  #heapRow(slot: number): Float32Array {
+    return this.#data.subarray(slot * this.#dims, (slot + 1) * this.#dims);
+  }
+
   /** Makes room for `slots` rows, and `headroom` times as many again when it must grow. */
   #grow(slots: number, headroom: number): void {
     if (slots > this.#norms.length) {
@@ -170,7 +175,7 @@ export class VectorStore {
     }
     // Scores from here on are those of the rows as stored, and so are the lengths they divide by.
     for (let slot = 0; slot < used; slot++) {
-      this.#norms[slot] = shared.set(slot, this.#data.subarray(slot * this.#dims, (slot + 1) * this.#dims));
+      this.#norms[slot] = shared.set(slot, this.#heapRow(slot));
     }
     this.#shared = shared;
     this.#data = new Float32Array(0);
