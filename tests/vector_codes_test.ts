@@ -11,12 +11,23 @@ function vector(seed: number): Float32Array {
   return new Float32Array(unitVector(seed, DIMS, false));
 }
 
+/** A vector's int8 codes, scaled so that its largest component is ±127. */
+function code(v: Float32Array): number[] {
+  const largest = Math.max(...v.map(Math.abs));
+  return Array.from(v, (x) => Math.round(x * 127 / largest));
+}
+
+/**
+ * The prefilter's distance of `v` from `query`, as the scans define it: the sum of the query's magnitudes, rounded to
+ * 0-15, where the signs of their codes differ (a zero code counts as negative).
+ */
+function weightedDistance(v: Float32Array, query: Float32Array): number {
+  const q = code(query);
+  return code(v).reduce((sum, x, i) => sum + ((x > 0) !== (q[i]! > 0) ? Math.round(Math.abs(q[i]!) * 15 / 127) : 0), 0);
+}
+
 /** The slots of `stored` ranked by the cosine of their int8 codes with the query's, as the scans define it. */
 function codeRanking(stored: Map<number, Float32Array>, query: Float32Array): number[] {
-  const code = (v: Float32Array) => {
-    const largest = Math.max(...v.map(Math.abs));
-    return Array.from(v, (x) => Math.round(x * 127 / largest));
-  };
   const q = code(query);
   const cosine = (v: Float32Array) => {
     const c = code(v);
@@ -55,6 +66,28 @@ Deno.test("a scan of every code ranks the stored vectors by the cosine of their 
   }
   const self = codes.scan(vector(77_777), 1);
   assert.deepEqual(self, [7], "a replaced vector is found by its new value");
+});
+
+Deno.test("a prefilter lists the vectors whose signs differ least from the query's, weighed by its magnitudes", () => {
+  const codes = new VectorCodes(DIMS);
+  const stored: Float32Array[] = [];
+  // Two chunks of the helper's passes, and a last block of 32 rows that is not full.
+  for (let slot = 0; slot < 9_001; slot++) {
+    stored.push(vector(slot));
+    codes.set(slot, stored[slot]!);
+  }
+  codes.clear(17);
+  for (let q = 0; q < 4; q++) {
+    const query = vector(4_000_000 + q);
+    // Asked for more than it lists, the scan returns every listed vector.
+    const listed = new Set(codes.scan(query, 1_000, 500));
+    assert.ok(Math.abs(listed.size - 500) <= 2, `listed ${listed.size}`);
+    assert.ok(!listed.has(17), "a removed vector is not found");
+    const distances = stored.map((v) => weightedDistance(v, query));
+    const inside = Math.max(...[...listed].map((slot) => distances[slot]!));
+    const outside = Math.min(...distances.filter((_, slot) => slot !== 17 && !listed.has(slot)));
+    assert.ok(inside <= outside, `listed up to ${inside}, left out from ${outside}`);
+  }
 });
 
 Deno.test("a prefiltered scan ranks the codes of the vectors whose signs agree most with the query's", () => {

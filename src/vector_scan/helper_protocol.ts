@@ -6,7 +6,7 @@
 import type { MessagePort } from "node:worker_threads";
 
 /** The kernels a helper runs, by their number in the control array. */
-export const KERNEL_NAMES = ["dots", "dotsAt", "hamming", "within", "halfDotsAt"] as const;
+export const KERNEL_NAMES = ["dots", "dotsAt", "weighted", "within", "halfDotsAt"] as const;
 
 /** A kernel of {@link ScanKernels} that the helper runs. */
 export type KernelName = typeof KERNEL_NAMES[number];

@@ -224,30 +224,83 @@
       (local.get $sum)
       (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (v128.load (local.get $at))) (local.get $high))))
 
-  ;; out[i] = the Hamming distance between row i of `bits` and `query`, for `rows` rows of `stride` bytes in order.
-  (func (export "hamming") (param $bits i32) (param $rows i32) (param $stride i32) (param $query i32) (param $out i32)
-    (local $end i32) (local $j i32) (local $sum v128)
-    (local.set $end (i32.add (local.get $out) (i32.shl (local.get $rows) (i32.const 2))))
+  ;; out[r] = the weighted distance of row r of `blocks` from the query, for `count` blocks of 32 rows in order: the
+  ;; sum, over the rows' `groups` groups of four sign bits, of the query's table for the group at the row's four bits.
+  ;; A block holds 16 bytes a group, and in them row r's bits are the low half of byte r, or for r ≥ 16 the high half
+  ;; of byte r − 16 (see $placeBits), so that one swizzle looks up 16 rows. A table's entries are at most 60, so four
+  ;; groups add up within a byte; a 16-bit lane's total is at most 15 a dimension, and 4,096 dimensions fit.
+  (func (export "weighted")
+    (param $blocks i32) (param $count i32) (param $groups i32) (param $tables i32) (param $out i32)
+    (local $end i32) (local $g i32) (local $table i32) (local $four i32) (local $bits v128) (local $entries v128)
+    (local $low v128) (local $high v128)
+    (local $rows0 v128) (local $rows8 v128) (local $rows16 v128) (local $rows24 v128)
+    (local.set $end (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 7))))
     (block $done
-      (loop $row
+      (loop $block
         (br_if $done (i32.ge_u (local.get $out) (local.get $end)))
-        (local.set $sum (v128.const i32x4 0 0 0 0))
-        (local.set $j (i32.const 0))
-        (loop $chunk
-          (local.set $sum
-            (i16x8.add
-              (local.get $sum)
-              (i16x8.extadd_pairwise_i8x16_u
-                (i8x16.popcnt
-                  (v128.xor
-                    (v128.load (i32.add (local.get $bits) (local.get $j)))
-                    (v128.load (i32.add (local.get $query) (local.get $j))))))))
-          (local.set $j (i32.add (local.get $j) (i32.const 16)))
-          (br_if $chunk (i32.lt_u (local.get $j) (local.get $stride))))
-        (i32.store (local.get $out) (call $lanes (i32x4.extadd_pairwise_i16x8_u (local.get $sum))))
-        (local.set $bits (i32.add (local.get $bits) (local.get $stride)))
-        (local.set $out (i32.add (local.get $out) (i32.const 4)))
-        (br $row))))
+        (local.set $rows0 (v128.const i32x4 0 0 0 0))
+        (local.set $rows8 (v128.const i32x4 0 0 0 0))
+        (local.set $rows16 (v128.const i32x4 0 0 0 0))
+        (local.set $rows24 (v128.const i32x4 0 0 0 0))
+        (local.set $table (local.get $tables))
+        (local.set $g (i32.const 0))
+        (loop $fours
+          (local.set $low (v128.const i32x4 0 0 0 0))
+          (local.set $high (v128.const i32x4 0 0 0 0))
+          (local.set $four (i32.add (local.get $table) (i32.const 64)))
+          (loop $group
+            (local.set $bits (v128.load (local.get $blocks)))
+            (local.set $entries (v128.load (local.get $table)))
+            (local.set $low
+              (i8x16.add
+                (local.get $low)
+                (i8x16.swizzle
+                  (local.get $entries)
+                  (v128.and (local.get $bits) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))))
+            (local.set $high
+              (i8x16.add
+                (local.get $high)
+                (i8x16.swizzle (local.get $entries) (i8x16.shr_u (local.get $bits) (i32.const 4)))))
+            (local.set $blocks (i32.add (local.get $blocks) (i32.const 16)))
+            (local.set $table (i32.add (local.get $table) (i32.const 16)))
+            (br_if $group (i32.lt_u (local.get $table) (local.get $four))))
+          (local.set $rows0 (i16x8.add (local.get $rows0) (i16x8.extend_low_i8x16_u (local.get $low))))
+          (local.set $rows8 (i16x8.add (local.get $rows8) (i16x8.extend_high_i8x16_u (local.get $low))))
+          (local.set $rows16 (i16x8.add (local.get $rows16) (i16x8.extend_low_i8x16_u (local.get $high))))
+          (local.set $rows24 (i16x8.add (local.get $rows24) (i16x8.extend_high_i8x16_u (local.get $high))))
+          (local.set $g (i32.add (local.get $g) (i32.const 4)))
+          (br_if $fours (i32.lt_u (local.get $g) (local.get $groups))))
+        (call $storeWidened (local.get $out) (local.get $rows0))
+        (call $storeWidened (i32.add (local.get $out) (i32.const 32)) (local.get $rows8))
+        (call $storeWidened (i32.add (local.get $out) (i32.const 64)) (local.get $rows16))
+        (call $storeWidened (i32.add (local.get $out) (i32.const 96)) (local.get $rows24))
+        (local.set $out (i32.add (local.get $out) (i32.const 128)))
+        (br $block))))
+
+  ;; Stores the eight unsigned 16-bit lanes of `v` as int32 at `at`.
+  (func $storeWidened (param $at i32) (param $v v128)
+    (v128.store offset=0 (local.get $at) (i32x4.extend_low_i16x8_u (local.get $v)))
+    (v128.store offset=16 (local.get $at) (i32x4.extend_high_i16x8_u (local.get $v))))
+
+  ;; Writes the 16 sign bits `mask` of groups `group` to `group` + 3 into row `row` (0 to 31) of the block at `block`.
+  (func $placeBits (param $block i32) (param $row i32) (param $group i32) (param $mask i32)
+    (local $at i32) (local $end i32) (local $shift i32) (local $keep i32)
+    (local.set $at
+      (i32.add
+        (i32.add (local.get $block) (i32.shl (local.get $group) (i32.const 4)))
+        (i32.and (local.get $row) (i32.const 15))))
+    (local.set $end (i32.add (local.get $at) (i32.const 64)))
+    (local.set $shift (i32.shr_u (i32.and (local.get $row) (i32.const 16)) (i32.const 2)))
+    (local.set $keep (i32.xor (i32.shl (i32.const 15) (local.get $shift)) (i32.const 255)))
+    (loop $group
+      (i32.store8
+        (local.get $at)
+        (i32.or
+          (i32.and (i32.load8_u (local.get $at)) (local.get $keep))
+          (i32.shl (i32.and (local.get $mask) (i32.const 15)) (local.get $shift))))
+      (local.set $mask (i32.shr_u (local.get $mask) (i32.const 4)))
+      (local.set $at (i32.add (local.get $at) (i32.const 16)))
+      (br_if $group (i32.lt_u (local.get $at) (local.get $end)))))
 
   ;; Writes to `ids`, in order, the rows whose distance (int32, for `rows` rows) is below `cut`, and the first `ties` at
   ;; `cut`; returns how many it wrote.
@@ -270,9 +323,11 @@
     (local.get $written))
 
   ;; Writes the float32 row at `floats` (`stride` floats, zero past the vector's dimensions) as int8 codes at `code`,
-  ;; scaled so that its largest component is ±127 and rounded to nearest (ties to even), and a bit per code at `bits`,
-  ;; set where the code is positive; returns the sum of the codes' squares (0 for a zero vector).
-  (func (export "quantize") (param $floats i32) (param $stride i32) (param $code i32) (param $bits i32) (result i32)
+  ;; scaled so that its largest component is ±127 and rounded to nearest (ties to even), and a bit per code, set where
+  ;; the code is positive, as row `row` of the block of sign bits at `block` (see "weighted"); returns the sum of the
+  ;; codes' squares (0 for a zero vector).
+  (func (export "quantize")
+    (param $floats i32) (param $stride i32) (param $code i32) (param $block i32) (param $row i32) (result i32)
     (local $j i32) (local $at i32) (local $largest v128) (local $scale v128) (local $top f32)
     (local $low v128) (local $high v128) (local $codes v128) (local $squares v128)
     (loop $find
@@ -301,8 +356,10 @@
       (local.set $codes (i8x16.narrow_i16x8_s (local.get $low) (local.get $high)))
       (v128.store (i32.add (local.get $code) (local.get $j)) (local.get $codes))
       ;; -code is negative exactly where code is positive (codes lie within ±127).
-      (i32.store16
-        (i32.add (local.get $bits) (i32.shr_u (local.get $j) (i32.const 3)))
+      (call $placeBits
+        (local.get $block)
+        (local.get $row)
+        (i32.shr_u (local.get $j) (i32.const 2))
         (i8x16.bitmask (i8x16.neg (local.get $codes))))
       (local.set $squares
         (i32x4.add

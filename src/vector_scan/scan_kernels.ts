@@ -7,8 +7,11 @@ export interface ScanKernels {
   dots(codes: number, rows: number, stride: number, query: number, out: number): void;
   /** out[i] = row ids[i] of the int8 `codes` · the int16 `query`, for `count` int32 ids. */
   dotsAt(codes: number, ids: number, count: number, stride: number, query: number, out: number): void;
-  /** out[i] = the Hamming distance between row i of `bits` and the bits of `query`, for `rows` rows. */
-  hamming(bits: number, rows: number, stride: number, query: number, out: number): void;
+  /**
+   * out[r] = the weighted distance of row r of the sign bits' `blocks` (32 rows each) from the query, for `count` blocks:
+   * the sum over the rows' `groups` groups of four bits of the query's 16-byte table for each group at the row's bits.
+   */
+  weighted(blocks: number, count: number, groups: number, tables: number, out: number): void;
   /** Lists at `ids` the rows whose int32 distance is below `cut`, and the first `ties` at it; returns how many. */
   within(distances: number, rows: number, cut: number, ties: number, ids: number): number;
   /** out[i] (float64) = row ids[i] of the float16 `rows` · the float64 `query`, for `count` int32 ids. */
@@ -22,9 +25,10 @@ export interface ScanKernels {
   fromHalves(row: number, stride: number, floats: number): void;
   /**
    * Writes the float32 row at `floats` (`stride` floats, zeros past its dimensions) as int8 codes at `code`, scaled to
-   * its largest component, and their sign bits at `bits`; returns the sum of the codes' squares.
+   * its largest component, and their sign bits as row `row` of the block at `block`; returns the sum of the codes'
+   * squares.
    */
-  quantize(floats: number, stride: number, code: number, bits: number): number;
+  quantize(floats: number, stride: number, code: number, block: number, row: number): number;
 }
 
 /** A WebAssembly memory's page. */

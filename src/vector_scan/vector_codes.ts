@@ -1,10 +1,14 @@
 /**
  * Compact copies of an index's vectors for exact scans, in WebAssembly memory (outside the JS heap): each slot's vector
  * as int8 codes scaled to its largest component, and as sign bits. A scan ranks codes by cosine with SIMD kernels; a
- * prefiltered scan first takes the slots whose sign bits differ least from the query's, and ranks only their codes.
- * Near-random 384-d vectors, whose codes exceed the caches, scan 8,000 of 100,000 codes in a fraction of the time of
- * all of them, since the sign bits are an eighth of their size (see "Tuned vector search" in the README). Each kernel
- * pass of a large scan runs in chunks that this thread and a helper thread share (see {@link ParallelKernels}).
+ * prefiltered scan first takes the slots whose sign bits are nearest the query, and ranks only their codes.
+ *
+ * Sign bits are weighed by the query: a slot's distance is the sum of the query's magnitudes (in 4 bits) where the
+ * slot's signs differ from the query's, which estimates the cosine far better than the count of differing bits. For
+ * near-random 384-d vectors, 2.5% of the slots held 0.975 of the true 10 nearest, against 14% by the count (see "Tuned
+ * vector search" in the README). The bits lie in blocks of 32 slots, four bits of a slot in half a byte, so that a SIMD
+ * swizzle looks up the query's table of 16 sums for 16 slots at once; weighing costs no more than counting did. Each
+ * kernel pass of a large scan runs in chunks that this thread and a helper thread share (see {@link ParallelKernels}).
  */
 import { BestSlots } from "./best_slots.ts";
 import { growMemory, type ScanKernels, scanKernels, sharedMemory } from "./scan_kernels.ts";
@@ -15,6 +19,12 @@ import { grownTo } from "../util/typed_arrays.ts";
 const STEP_BYTES = 16;
 /** How many rows' distances a prefiltered scan counts to find its cut. */
 const CUT_SAMPLE = 16_384;
+/** Sign bits lie in blocks of this many rows; capacities are multiples of it. */
+const BLOCK_ROWS = 32;
+/** A query's magnitudes weigh the sign bits that differ from its own, in this many bits: 0 to 15. */
+const MAGNITUDE_TOP = 15;
+/** The largest entry of a query's table: the magnitudes of a group of four dimensions. */
+const TABLE_TOP = 4 * MAGNITUDE_TOP;
 /**
  * Kernel passes are cut into chunks of at least this many rows (of codes, bits or distances), or listed rows, shared
  * with the helper thread; smaller ones cost less than handing one over (about 10 µs).
@@ -25,9 +35,10 @@ const CHUNK_LISTED = 512;
 /** Where each area lies in the memory, for a capacity of rows. */
 interface Layout {
   capacity: number;
-  /** The query as int16, then its sign bits. */
+  /** The query as int16, a block for its sign bits, and its tables: 16 bytes for each group of four dimensions. */
   query: number;
   queryBits: number;
+  tables: number;
   /** A vector to quantize, as float32 padded with zeros to the row's stride, and the query's int8 codes. */
   floats: number;
   queryCode: number;
@@ -35,6 +46,7 @@ interface Layout {
   out: number;
   /** An int32 per row: the rows a prefiltered scan ranks. */
   ids: number;
+  /** Sign bits in blocks of {@link BLOCK_ROWS} rows. */
   bits: number;
   codes: number;
   end: number;
@@ -43,9 +55,10 @@ interface Layout {
 /** Int8 codes and sign bits of vectors by slot, and the scans over them. */
 export class VectorCodes {
   readonly #dims: number;
-  /** Bytes per row of codes, and of sign bits. */
+  /** Bytes per row of codes, and of sign bits; groups of four sign bits per row. */
   readonly #stride: number;
   readonly #bitStride: number;
+  readonly #groups: number;
   readonly #memory: WebAssembly.Memory;
   readonly #kernels: ScanKernels;
   readonly #parallel: ParallelKernels;
@@ -63,6 +76,7 @@ export class VectorCodes {
     this.#dims = dims;
     this.#stride = roundUp(dims, STEP_BYTES);
     this.#bitStride = roundUp(Math.ceil(dims / 8), STEP_BYTES);
+    this.#groups = this.#bitStride * 2;
     this.#layout = this.#layoutFor(0);
     this.#memory = sharedMemory(this.#layout.end);
     this.#kernels = scanKernels(this.#memory);
@@ -83,8 +97,7 @@ export class VectorCodes {
   /** Writes the codes and sign bits of `vector` for `slot`. */
   set(slot: number, vector: Float32Array): void {
     if (slot >= this.#rows) this.#grow(slot + 1);
-    const { codes, bits } = this.#layout;
-    this.#inverseNorms[slot] = this.#quantize(vector, codes + slot * this.#stride, bits + slot * this.#bitStride);
+    this.#inverseNorms[slot] = this.#quantizeRow(vector, slot);
     if (this.#live[slot] === 0) this.#liveCount++;
     this.#live[slot] = 1;
   }
@@ -94,16 +107,16 @@ export class VectorCodes {
    * once, since growing one vector at a time moved every code about twice (1.4 s of a million-vector load).
    */
   reserve(rows: number): void {
-    if (rows > this.#layout.capacity) this.#moveTo(Math.max(rows, this.#layout.capacity * 2, 1024));
+    if (rows > this.#layout.capacity) {
+      this.#moveTo(roundUp(Math.max(rows, this.#layout.capacity * 2, 1024), BLOCK_ROWS));
+    }
   }
 
   /** Removes the vector of `slot`, if any. */
   clear(slot: number): void {
     if (this.#live[slot] !== 1) return;
-    const { codes, bits } = this.#layout;
-    const bytes = new Uint8Array(this.#memory.buffer);
-    bytes.fill(0, codes + slot * this.#stride, codes + (slot + 1) * this.#stride);
-    bytes.fill(0, bits + slot * this.#bitStride, bits + (slot + 1) * this.#bitStride);
+    // A zero vector's codes and bits are zeros.
+    this.#quantizeRow(new Float32Array(this.#dims), slot);
     this.#inverseNorms[slot] = 0;
     this.#live[slot] = 0;
     this.#liveCount--;
@@ -131,21 +144,56 @@ export class VectorCodes {
     return this.#rankAmong(count, slots.length);
   }
 
-  /** Writes the query's int8 codes widened to int16, and its sign bits. */
+  /**
+   * Writes the query's int8 codes widened to int16, and its tables: for each group of four dimensions, for each of the
+   * 16 ways a row's four sign bits may lie, the sum of the query's magnitudes where they differ from its signs.
+   */
   #writeQuery(query: Float32Array): void {
-    const { query: at, queryBits, queryCode } = this.#layout;
-    this.#quantize(query, queryCode, queryBits);
-    new Int16Array(this.#memory.buffer, at, this.#dims).set(new Int8Array(this.#memory.buffer, queryCode, this.#dims));
+    const { query: at, queryBits, queryCode, tables: tablesAt } = this.#layout;
+    this.#quantize(query, queryCode, queryBits, 0);
+    const code = new Int8Array(this.#memory.buffer, queryCode, this.#dims);
+    new Int16Array(this.#memory.buffer, at, this.#dims).set(code);
+    const tables = new Uint8Array(this.#memory.buffer, tablesAt, this.#groups * 16);
+    // What setting each bit of a group adds: a row's positive sign agrees with a positive query component.
+    const adds = [0, 0, 0, 0];
+    for (let group = 0; group < this.#groups; group++) {
+      let none = 0;
+      for (let bit = 0; bit < 4; bit++) {
+        const component = code[group * 4 + bit] ?? 0;
+        const magnitude = Math.round(Math.abs(component) * MAGNITUDE_TOP / 127);
+        none += component > 0 ? magnitude : 0;
+        adds[bit] = component > 0 ? -magnitude : magnitude;
+      }
+      const table = group * 16;
+      tables[table] = none;
+      for (let bits = 1; bits < 16; bits++) {
+        const lowest = 31 - Math.clz32(bits & -bits);
+        tables[table + bits] = tables[table + (bits & (bits - 1))]! + adds[lowest]!;
+      }
+    }
+  }
+
+  /** Writes the codes and sign bits of `vector` for `slot`; returns the inverse of the code's length. */
+  #quantizeRow(vector: Float32Array, slot: number): number {
+    const { codes, bits } = this.#layout;
+    const block = bits + Math.floor(slot / BLOCK_ROWS) * this.#blockBytes;
+    return this.#quantize(vector, codes + slot * this.#stride, block, slot % BLOCK_ROWS);
   }
 
   /**
    * Writes `vector` as int8 codes at `code`, scaled so that its largest component is ±127 (cosines keep), and its sign
-   * bits at `bits`, by the SIMD kernel; returns the inverse of the code's length, or 0 for a zero vector.
+   * bits as `row` of the block at `block`, by the SIMD kernel; returns the inverse of the code's length, or 0 for a zero
+   * vector.
    */
-  #quantize(vector: Float32Array, code: number, bits: number): number {
+  #quantize(vector: Float32Array, code: number, block: number, row: number): number {
     this.#floats.set(vector);
-    const squares = this.#kernels.quantize(this.#layout.floats, this.#stride, code, bits);
+    const squares = this.#kernels.quantize(this.#layout.floats, this.#stride, code, block, row);
     return squares === 0 ? 0 : 1 / Math.sqrt(squares);
+  }
+
+  /** Bytes of a block of sign bits. */
+  get #blockBytes(): number {
+    return this.#bitStride * BLOCK_ROWS;
   }
 
   #rankAll(count: number): number[] {
@@ -186,23 +234,24 @@ export class VectorCodes {
   }
 
   /**
-   * Lists in the ids area, in row order, about `depth` rows whose sign bits differ least from the query's; returns how
-   * many it listed. Distances are small integers, so counting them in a sample of rows finds the cut without sorting.
+   * Lists in the ids area, in row order, about `depth` rows whose sign bits lie nearest the query's by weight; returns
+   * how many it listed. Distances are small integers, so counting them in a sample of rows finds the cut without
+   * sorting.
    */
   #nearestBits(depth: number): number {
-    const { bits, ids, out, queryBits } = this.#layout;
+    const { bits, ids, out, tables } = this.#layout;
     const rows = this.#rows;
-    const bitStride = this.#bitStride;
+    const blockBytes = this.#blockBytes;
     this.#parallel.inChunks(
-      "hamming",
-      rows,
-      CHUNK_ROWS,
-      (from, to) => [bits + from * bitStride, to - from, bitStride, queryBits, out + from * 4],
+      "weighted",
+      Math.ceil(rows / BLOCK_ROWS),
+      CHUNK_ROWS / BLOCK_ROWS,
+      (from, to) => [bits + from * blockBytes, to - from, this.#groups, tables, out + from * BLOCK_ROWS * 4],
     );
-    const distances = new Int32Array(this.#memory.buffer, out, this.#rows);
-    const histogram = new Int32Array(this.#bitStride * 8 + 1);
-    const every = Math.max(1, Math.floor(this.#rows / CUT_SAMPLE));
-    for (let row = 0; row < this.#rows; row += every) histogram[distances[row]!]!++;
+    const distances = new Int32Array(this.#memory.buffer, out, rows);
+    const histogram = new Int32Array(this.#groups * TABLE_TOP + 1);
+    const every = Math.max(1, Math.floor(rows / CUT_SAMPLE));
+    for (let row = 0; row < rows; row += every) histogram[distances[row]!]!++;
     const wanted = depth / every;
     let cut = 0;
     let below = 0;
@@ -240,8 +289,9 @@ export class VectorCodes {
     // Both areas move up; the codes lie above the bits, so they move first.
     bytes.copyWithin(layout.codes, old.codes, old.codes + this.#rows * this.#stride);
     bytes.fill(0, layout.codes + this.#rows * this.#stride, layout.end);
-    bytes.copyWithin(layout.bits, old.bits, old.bits + this.#rows * this.#bitStride);
-    bytes.fill(0, layout.bits + this.#rows * this.#bitStride, layout.codes);
+    const blocks = Math.ceil(this.#rows / BLOCK_ROWS) * this.#blockBytes;
+    bytes.copyWithin(layout.bits, old.bits, old.bits + blocks);
+    bytes.fill(0, layout.bits + blocks, layout.codes);
     this.#layout = layout;
     this.#viewFloats();
     this.#inverseNorms = grownTo(this.#inverseNorms, layout.capacity);
@@ -256,7 +306,8 @@ export class VectorCodes {
   #layoutFor(capacity: number): Layout {
     const query = 0;
     const queryBits = query + this.#stride * 2;
-    const floats = roundUp(queryBits + this.#bitStride, STEP_BYTES);
+    const tables = queryBits + this.#blockBytes;
+    const floats = tables + this.#groups * 16;
     const queryCode = floats + this.#stride * 4;
     // Rows on cache lines of their own: a row read alone then touches six lines, not seven.
     const out = roundUp(queryCode + this.#stride, 64);
@@ -267,6 +318,7 @@ export class VectorCodes {
       capacity,
       query,
       queryBits,
+      tables,
       floats,
       queryCode,
       out,
