@@ -192,7 +192,11 @@ function fakeProbe(
   enough: number,
   costs: { scanMs: number; graphMs: number },
   held = 1_000,
-  { passages = 1_000, prefilter = { ms: 0, enough: Infinity } }: { passages?: number; prefilter?: Prefilter } = {},
+  { passages = 1_000, prefilter = { ms: 0, enough: Infinity }, scanThreads = 1 }: {
+    passages?: number;
+    prefilter?: Prefilter;
+    scanThreads?: number;
+  } = {},
 ): TuningProbe {
   const busy = (ms: number) => {
     const until = performance.now() + ms;
@@ -210,6 +214,7 @@ function fakeProbe(
       const found = depth === undefined || depth >= prefilter.enough;
       return found ? [...truth, ...Array(count - 10).fill(999)] : Array(count).fill(999);
     },
+    scanThreads,
     graph: (_query, count, breadth) => (busy(costs.graphMs), breadth >= enough ? truth : Array(count).fill(999)),
     inGraph: () => true,
     rank: (_query, candidates) => candidates,
@@ -231,6 +236,13 @@ Deno.test("tuning picks the least breadth that finds the nearest while the graph
 Deno.test("tuning picks the exact scan once the graph costs more, or finds too little at any breadth", () => {
   assert.equal(runToEnd(tuneVectorPlan(fakeProbe(256, { scanMs: 0, graphMs: 1 }), 200))?.scan, true);
   assert.equal(runToEnd(tuneVectorPlan(fakeProbe(Infinity, { scanMs: 0.5, graphMs: 0 }), 200))?.scan, true);
+});
+
+Deno.test("a scan on two threads is weighed at its time on both against the graph, which runs on one", () => {
+  const costs = { scanMs: 2, graphMs: 3 };
+  assert.equal(runToEnd(tuneVectorPlan(fakeProbe(256, costs), 200))?.scan, true, "one thread: the scan costs less");
+  const twoThreads = fakeProbe(256, costs, 1_000, { scanThreads: 2 });
+  assert.equal(runToEnd(tuneVectorPlan(twoThreads, 200))?.scan, false, "two threads: the graph costs less");
 });
 
 Deno.test("a graph that holds a tenth of the index is weighed against a tenth of the scan's cost", () => {

@@ -7,6 +7,7 @@ import { exactSearch, Index, MetricKind, ScalarKind } from "usearch";
 import type { VectorStore } from "./vector_store.ts";
 import type { GraphFile } from "./snapshot_view.ts";
 import { VectorCodes } from "../vector_scan/vector_codes.ts";
+import { scanThreads } from "../vector_scan/scan_helper.ts";
 
 /**
  * Graph degree and search breadth when building. On the benchmark's 100,000 embeddings (a random-weight model, whose
@@ -104,6 +105,11 @@ export class AnnIndex {
    */
   scan(query: Float32Array, count: number, depth?: number): number[] {
     return this.#codes.scan(query, count, depth);
+  }
+
+  /** How many threads a scan's passes run on. */
+  get scanThreads(): number {
+    return scanThreads();
   }
 
   /** The `count` nearest of `slots` (which hold codes) to `query`, by a scan of their codes alone. */

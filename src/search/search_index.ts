@@ -514,6 +514,7 @@ export class SearchIndex {
       vector: (passage: number) => this.#vectors.row(passage),
       graph: (query: Float32Array, count: number, breadth: number) => ann.search(query, count, breadth),
       scan: (query: Float32Array, count: number, depth?: number) => ann.scan(query, count, depth),
+      scanThreads: ann.scanThreads,
       inGraph: (passage: number) => !this.#annPending.has(passage),
       rank: (query: Float32Array, candidates: number[], self: number) => {
         const scored = this.#vectors.scores(query, candidates.filter((p) => p !== self && this.#owners[p]! >= 0));

@@ -82,6 +82,8 @@ export interface TuningProbe {
   graph(query: Float32Array, count: number, breadth: number): number[];
   /** The `count` candidates of a scan of every code, or with a `depth`, of the prefiltered scan. */
   scan(query: Float32Array, count: number, depth?: number): number[];
+  /** How many threads a scan's passes run on; a graph search runs on one. */
+  scanThreads: number;
   /** Whether a passage is in the graph: while the graph lags, some wait to join it. */
   inGraph(passage: number): boolean;
   /** `candidates` that a document owns, nearest first by exact cosine, leaving out `self`. */
@@ -143,9 +145,11 @@ export function* tuneVectorPlan(probe: TuningProbe, candidates: number): Generat
       break;
     }
   }
+  // Under concurrent searches, which the cores serve in turn, a scan costs its time on each of its threads.
+  const scanCost = scan.ms * probe.scanThreads;
   for (const breadth of BREADTHS) {
     const { ms, recall } = yield* measure((query) => probe.graph(query, candidates, breadth), graphTruths);
-    if (ms > scan.ms) break;
+    if (ms > scanCost) break;
     if (recall >= target) return { scan: false, breadth, recall, tunedAt, heldAt, queries: made };
   }
   const depth = scan.depth === undefined ? {} : { depth: scan.depth };

@@ -75,6 +75,11 @@ export function scanHelperStarted(): Promise<boolean> {
   return helper === undefined ? Promise.resolve(false) : helper.started;
 }
 
+/** How many threads share a scan's passes: 2 with the helper thread, else 1. */
+export function scanThreads(): number {
+  return HelperThread.process() === undefined ? 1 : 2;
+}
+
 /** How many chunks the process's helper thread has run. For tests and benchmarks. */
 export function scanHelperCalls(): number {
   return HelperThread.process()?.calls ?? 0;
