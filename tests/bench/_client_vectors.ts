@@ -149,3 +149,31 @@ export async function searchP50(server: ServerProcess, corpus: Corpus, mode: Sea
   }));
   return quantile(found, 0.5);
 }
+
+/**
+ * The share of the top 10 of `queries` searches of `mode` on the index `corpus` (vectors unlike any stored one, and the
+ * benchmark's queries for `hybrid`) that the same searches hold when a filter that passes everything makes them score
+ * every document exactly.
+ */
+export async function recallAgainstExhaustive(
+  server: ServerProcess,
+  corpus: Corpus,
+  mode: "vector" | "hybrid",
+  queries: number,
+): Promise<number> {
+  type Result = { hits: { id: string }[] };
+  const texts = benchQueries(queries, 7);
+  let found = 0;
+  for (let i = 0; i < queries; i++) {
+    const body = {
+      action: "search",
+      indexName: corpus,
+      mode,
+      ...(mode === "hybrid" ? { query: texts[i] } : {}),
+      vector: vectorOf(corpus, 20_000_000 + i),
+    };
+    const exhaustive = new Set((await ok<Result>(server, { ...body, filter: {} })).hits.map((hit) => hit.id));
+    found += (await ok<Result>(server, body)).hits.filter((hit) => exhaustive.has(hit.id)).length;
+  }
+  return found / (queries * 10);
+}

@@ -1,9 +1,10 @@
 /**
  * `deno task bench:growth`: how search latency and memory grow with the index (issue 16's target 9). For 10,000 and
  * 100,000 documents (and 1,000,000 with `--large`), each in a fresh server: the benchmark's texts (20-60 words) with
- * near-random 384-d client vectors, loaded 1,000 per `addDocs`, beside an index of 1,000 such documents; then, once
- * settled, the p50 of vector, fulltext and hybrid searches at 8 clients, the server's RSS after them, hybrid's recall@10
- * against the exhaustive fusion, and what 10-document writes cost on the index against the 1,000-document one
+ * near-random 384-d client vectors (`--corpus clustered`: vectors around 100 centres), loaded 1,000 per `addDocs`,
+ * beside an index of 1,000 such documents; then, once settled, the p50 of vector, fulltext and hybrid searches at 8
+ * clients, the server's RSS after them, vector and hybrid recall@10 against the exhaustive search (an exact scan, and
+ * the exhaustive fusion), and what 10-document writes cost on the index against the 1,000-document one
  * (interleaved). Then a restart over the same store, and the first search's time and RSS (issue 16's target 1).
  * Last, the growth between sizes: the exponent b of p50 ∝ nᵇ, and the plainest law it fits. With `--before <dir>`, each
  * size runs first on a server started from another checkout (e.g. a git worktree of an earlier commit), and the ratios
@@ -12,12 +13,14 @@
 import { parseArgs } from "node:util";
 import type { ServerProcess } from "../_server_process.ts";
 import { line, ok, rssMiB, timed } from "./_bench_helpers.ts";
-import { benchDocs, benchQueries, ms, quantile } from "./_corpus.ts";
+import { benchDocs, ms, quantile } from "./_corpus.ts";
 import {
   clientVectorEnvironment,
+  type Corpus,
   DIMS,
   graphInsertsWaiting,
   loadClientVectors,
+  recallAgainstExhaustive,
   SEARCH_CLIENTS,
   type SearchMode,
   searchP50,
@@ -28,15 +31,22 @@ import {
 
 const args = parseArgs({
   args: Deno.args,
-  options: { large: { type: "boolean", default: false }, before: { type: "string" } },
+  options: {
+    large: { type: "boolean", default: false },
+    before: { type: "string" },
+    corpus: { type: "string", default: "near-random" },
+  },
 });
 const SIZES = args.values.large ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
+if (args.values.corpus !== "near-random" && args.values.corpus !== "clustered") {
+  throw new Error(`--corpus takes near-random or clustered, not ${args.values.corpus}`);
+}
+const CORPUS: Corpus = args.values.corpus;
 const RECALL_QUERIES = 100;
 /** The documents of the index that writes are compared with, and the 10-document writes timed on each index. */
 const SMALL_DOCS = 1_000;
 const WRITE_ROUNDS = 20;
 const MODES: SearchMode[] = ["vector", "fulltext", "hybrid"];
-type Result = { hits: { id: string }[] };
 type Mode = SearchMode;
 
 /** The plainest growth law that an exponent b (of nᵇ) fits. */
@@ -46,24 +56,6 @@ function law(exponent: number): string {
   if (exponent < 0.7) return "about √n";
   if (exponent < 1.2) return "about n";
   return "faster than n";
-}
-
-/** The share of hybrid's top 10 that the exhaustive fusion (a filter makes the search score every document) holds. */
-async function hybridRecall(server: ServerProcess): Promise<number> {
-  const texts = benchQueries(RECALL_QUERIES, 7);
-  let found = 0;
-  for (let i = 0; i < RECALL_QUERIES; i++) {
-    const body = {
-      action: "search",
-      indexName: "near-random",
-      mode: "hybrid",
-      query: texts[i],
-      vector: vectorOf("near-random", 20_000_000 + i),
-    };
-    const exhaustive = new Set((await ok<Result>(server, { ...body, filter: {} })).hits.map((hit) => hit.id));
-    found += (await ok<Result>(server, body)).hits.filter((hit) => exhaustive.has(hit.id)).length;
-  }
-  return found / (RECALL_QUERIES * 10);
 }
 
 /**
@@ -79,7 +71,7 @@ async function writeCosts(server: ServerProcess, indexName: string): Promise<str
   for (let round = 0; round < WRITE_ROUNDS; round++) {
     for (const index of round % 2 === 0 ? ["small", indexName] : [indexName, "small"]) {
       const docs = benchDocs(`w${round}-`, 5_000_000 + round * 10, 10)
-        .map((doc, i) => ({ ...doc, vector: vectorOf("near-random", 30_000_000 + round * 10 + i) }));
+        .map((doc, i) => ({ ...doc, vector: vectorOf(CORPUS, 30_000_000 + round * 10 + i) }));
       await time(`${index} add`, { action: "addDocs", indexName: index, docs });
       await time(`${index} delete`, { action: "deleteDocs", indexName: index, docIds: docs.map((doc) => doc.id) });
     }
@@ -104,12 +96,12 @@ for (const docs of SIZES) {
     {
       await using server = await startClientVectorServer(root, env);
       key = server.key;
-      const took = await loadClientVectors(server, "near-random", docs, { prose: true });
+      const took = await loadClientVectors(server, CORPUS, docs, { prose: true });
       line(
         `${name}${docs} docs`,
         `loaded in ${(took / 1000).toFixed(1)} s (${Math.round(docs / took * 1000)} docs/s, ${DIMS}-d)`,
       );
-      await loadClientVectors(server, "near-random", SMALL_DOCS, { prose: true, indexName: "small" });
+      await loadClientVectors(server, CORPUS, SMALL_DOCS, { prose: true, indexName: "small" });
       const waited = await settle(server);
       line(
         `${name}${docs} docs`,
@@ -117,25 +109,26 @@ for (const docs of SIZES) {
       );
       const row = { rss: 0 } as Record<Mode | "rss", number>;
       for (const mode of MODES) {
-        await searchP50(server, "near-random", mode);
-        row[mode] = await searchP50(server, "near-random", mode);
+        await searchP50(server, CORPUS, mode);
+        row[mode] = await searchP50(server, CORPUS, mode);
       }
       row.rss = await rssMiB(server.pid);
       figures.set(`${name}${docs}`, row);
       line(
         `${name}${docs} docs`,
         `p50 at ${SEARCH_CLIENTS} clients: ${MODES.map((mode) => `${mode} ${ms(row[mode])}`).join(", ")}; ` +
-          `RSS ${Math.round(row.rss)} MiB; hybrid recall@10 ${(await hybridRecall(server)).toFixed(3)} ` +
-          `against the exhaustive fusion`,
+          `RSS ${Math.round(row.rss)} MiB; recall@10 against exhaustive: vector ${
+            (await recallAgainstExhaustive(server, CORPUS, "vector", RECALL_QUERIES)).toFixed(3)
+          }, hybrid ${(await recallAgainstExhaustive(server, CORPUS, "hybrid", RECALL_QUERIES)).toFixed(3)}`,
       );
-      line(`${name}${docs} docs`, `10-doc writes (medians): ${await writeCosts(server, "near-random")}`);
+      line(`${name}${docs} docs`, `10-doc writes (medians): ${await writeCosts(server, CORPUS)}`);
     }
     // The server above has stopped (SIGTERM); the same checkout starts over the same store.
     const restarted = performance.now();
     await using server = await startClientVectorServer(root, env, key);
     const listening = performance.now() - restarted;
-    const vector = vectorOf("near-random", 40_000_000);
-    const first = await timed(() => ok(server, { action: "search", indexName: "near-random", mode: "vector", vector }));
+    const vector = vectorOf(CORPUS, 40_000_000);
+    const first = await timed(() => ok(server, { action: "search", indexName: CORPUS, mode: "vector", vector }));
     line(
       `${name}${docs} docs`,
       `restarted: listening ${ms(listening)}, first vector search ${ms(first)}; RSS ${

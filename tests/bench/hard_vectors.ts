@@ -9,7 +9,15 @@ import { parseArgs } from "node:util";
 import type { ServerProcess } from "../_server_process.ts";
 import { line, ok, timed } from "./_bench_helpers.ts";
 import { ms, quantile } from "./_corpus.ts";
-import { type Corpus, DIMS, loadClientVectors, settle, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
+import {
+  type Corpus,
+  DIMS,
+  loadClientVectors,
+  recallAgainstExhaustive,
+  settle,
+  startClientVectorServer,
+  vectorOf,
+} from "./_client_vectors.ts";
 
 const args = parseArgs({ args: Deno.args, options: { before: { type: "string" }, docs: { type: "string" } } });
 const DOCS = Number(args.values.docs ?? 100_000);
@@ -47,19 +55,6 @@ async function serverShare(server: ServerProcess, corpus: Corpus): Promise<{ ser
   return { server: serverMs, wall: wallMs };
 }
 
-async function recall(server: ServerProcess, corpus: Corpus): Promise<number> {
-  let hits = 0;
-  for (let i = 0; i < RECALL_QUERIES; i++) {
-    const body = { action: "search", indexName: corpus, mode: "vector", vector: vectorOf(corpus, 20_000_000 + i) };
-    type Result = { hits: { id: string }[] };
-    const found = await ok<Result>(server, body);
-    // A filter that passes everything makes the search scan every vector exactly.
-    const exact = new Set((await ok<Result>(server, { ...body, filter: {} })).hits.map((hit) => hit.id));
-    hits += found.hits.filter((hit) => exact.has(hit.id)).length;
-  }
-  return hits / (RECALL_QUERIES * 10);
-}
-
 const roots: [string, string][] = [["after", new URL("../..", import.meta.url).pathname]];
 if (args.values.before !== undefined) roots.unshift(["before", args.values.before]);
 const results = new Map<string, { p50: number; p99: number; recall: number }>();
@@ -73,7 +68,11 @@ for (const corpus of ["near-random", "clustered"] as const) {
     const waited = await settle(server);
     await latencies(server, corpus);
     const samples = await latencies(server, corpus);
-    const result = { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99), recall: await recall(server, corpus) };
+    const result = {
+      p50: quantile(samples, 0.5),
+      p99: quantile(samples, 0.99),
+      recall: await recallAgainstExhaustive(server, corpus, "vector", RECALL_QUERIES),
+    };
     results.set(`${name} ${corpus}`, result);
     line(
       `${name} ${corpus}`,
