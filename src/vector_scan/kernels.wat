@@ -229,15 +229,31 @@
   ;; A block holds 16 bytes a group, and in them row r's bits are the low half of byte r, or for r ≥ 16 the high half
   ;; of byte r − 16 (see $placeBits), so that one swizzle looks up 16 rows. A table's entries are at most 60, so four
   ;; groups add up within a byte; a 16-bit lane's total is at most 15 a dimension, and 4,096 dimensions fit.
+  ;; The blocks are read in tiles of 32 (4,096 bytes of `out`): a tight loop first reads one word of each cache line of
+  ;; the tile, so that its lines come from memory together, and then the tile is weighed from the cache. Past what the
+  ;; cache holds (about 20 MB of bits here), weighing straight from memory waited on each line in turn: 20 ns a row at
+  ;; a million rows of 384 dimensions, against 6.5 ns from the cache and 7.6 ns with the tiles.
   (func (export "weighted")
     (param $blocks i32) (param $count i32) (param $groups i32) (param $tables i32) (param $out i32)
     (local $end i32) (local $g i32) (local $table i32) (local $four i32) (local $bits v128) (local $entries v128)
     (local $low v128) (local $high v128)
     (local $rows0 v128) (local $rows8 v128) (local $rows16 v128) (local $rows24 v128)
+    (local $tileEnd i32)
     (local.set $end (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 7))))
     (block $done
       (loop $block
         (br_if $done (i32.ge_u (local.get $out) (local.get $end)))
+        (if (i32.ge_u (local.get $out) (local.get $tileEnd))
+          (then
+            ;; A block's results take 128 bytes of `out`.
+            (local.set $tileEnd (i32.add (local.get $out) (i32.const 4096)))
+            (if (i32.gt_u (local.get $tileEnd) (local.get $end)) (then (local.set $tileEnd (local.get $end))))
+            (call $touchLines
+              (local.get $blocks)
+              (i32.mul
+                (i32.shr_u (i32.sub (local.get $tileEnd) (local.get $out)) (i32.const 7))
+                (i32.shl (local.get $groups) (i32.const 4)))
+              (local.get $out))))
         (local.set $rows0 (v128.const i32x4 0 0 0 0))
         (local.set $rows8 (v128.const i32x4 0 0 0 0))
         (local.set $rows16 (v128.const i32x4 0 0 0 0))
@@ -276,6 +292,17 @@
         (call $storeWidened (i32.add (local.get $out) (i32.const 96)) (local.get $rows24))
         (local.set $out (i32.add (local.get $out) (i32.const 128)))
         (br $block))))
+
+  ;; Reads one word of each 64-byte line of the `bytes` bytes at `from`, so that they are in the cache when they are
+  ;; read again, and stores what it read at `scratch` (which the caller overwrites), so that the reads are not dropped.
+  (func $touchLines (param $from i32) (param $bytes i32) (param $scratch i32)
+    (local $end i32) (local $read i32)
+    (local.set $end (i32.add (local.get $from) (local.get $bytes)))
+    (loop $line
+      (local.set $read (i32.or (local.get $read) (i32.load (local.get $from))))
+      (local.set $from (i32.add (local.get $from) (i32.const 64)))
+      (br_if $line (i32.lt_u (local.get $from) (local.get $end))))
+    (i32.store (local.get $scratch) (local.get $read)))
 
   ;; Stores the eight unsigned 16-bit lanes of `v` as int32 at `at`.
   (func $storeWidened (param $at i32) (param $v v128)
