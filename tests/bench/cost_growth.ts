@@ -1,11 +1,11 @@
 /**
  * `deno task bench:growth`: how search latency and memory grow with the index (issue 16's target 9). For 10,000 and
  * 100,000 documents (and 1,000,000 with `--large`), each in a fresh server: the benchmark's texts (20-60 words) with
- * near-random 384-d client vectors (`--corpus clustered`: vectors around 100 centres), loaded 1,000 per `addDocs`,
- * beside an index of 1,000 such documents; then, once settled, the p50 of vector, fulltext and hybrid searches at 8
- * clients, the server's RSS after them, vector and hybrid recall@10 against the exhaustive search (an exact scan, and
- * the exhaustive fusion), and what 10-document writes cost on the index against the 1,000-document one
- * (interleaved). Then a restart over the same store, and the first search's time and RSS (issue 16's target 1).
+ * near-random 384-d client vectors (`--corpus clustered`: vectors around 100 centres; `--docs N`: that size alone),
+ * loaded 1,000 per `addDocs`, beside an index of 1,000 such documents; then, once settled, the p50 of vector, fulltext
+ * and hybrid searches at 8 clients, the server's RSS after them, vector and hybrid recall@10 against the exhaustive
+ * search (an exact scan, and the exhaustive fusion), and what 10-document writes cost on the index against the
+ * 1,000-document one (interleaved). Then a restart over the same store, and the first search's time and RSS (issue 16's target 1).
  * Last, the growth between sizes: the exponent b of p50 ∝ nᵇ, and the plainest law it fits. With `--before <dir>`, each
  * size runs first on a server started from another checkout (e.g. a git worktree of an earlier commit), and the ratios
  * follow.
@@ -35,9 +35,14 @@ const args = parseArgs({
     large: { type: "boolean", default: false },
     before: { type: "string" },
     corpus: { type: "string", default: "near-random" },
+    docs: { type: "string" },
   },
 });
-const SIZES = args.values.large ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
+const SIZES = args.values.docs !== undefined
+  ? [Number(args.values.docs)]
+  : args.values.large
+  ? [10_000, 100_000, 1_000_000]
+  : [10_000, 100_000];
 if (args.values.corpus !== "near-random" && args.values.corpus !== "clustered") {
   throw new Error(`--corpus takes near-random or clustered, not ${args.values.corpus}`);
 }
