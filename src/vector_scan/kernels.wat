@@ -329,8 +329,9 @@
       (br_if $line (i32.lt_u (local.get $from) (local.get $end))))
     (i32.store (local.get $scratch) (local.get $read)))
 
-;; Reads one word of each 64-byte line of the `count` rows (`stride` bytes each) of `codes` whose int32 ids lie at
-  ;; `ids`, as $touchLines does for consecutive lines, and stores what it read at `scratch`.
+  ;; Reads one word of each 64-byte line of the `count` rows (`stride` bytes each) of `codes` whose int32 ids lie at
+  ;; `ids`, as $touchLines does for consecutive lines, and stores what it read at `scratch`. The loop over a row's lines
+  ;; is $touchLines' own, written out: calling $touchLines per row made a million-row scan 8-10% slower.
   (func $touchRows (param $codes i32) (param $ids i32) (param $count i32) (param $stride i32) (param $scratch i32)
     (local $end i32) (local $row i32) (local $rowEnd i32) (local $read i32)
     (local.set $end (i32.add (local.get $ids) (i32.shl (local.get $count) (i32.const 2))))
