@@ -317,8 +317,12 @@ Deno.test("an external-model index stores client vectors and ranks vector search
   const beside = await search(server, "ext", { query: "storm", vector: [0, 0, 1, 1, 0, 0, 0, 0], mode: "vector" });
   assert.equal(beside.hits[0]?.id, "side");
 
-  // A document without text is searchable by vector; text feeds full-text only.
-  await ok(server, { action: "addDocs", indexName: "ext", docs: [{ id: "silent", vector: [0, 0, 0, 0, 0, 0, 0, 1] }] });
+  // A document with an empty text is searchable by vector; text feeds full-text only.
+  await ok(server, {
+    action: "addDocs",
+    indexName: "ext",
+    docs: [{ id: "silent", text: "", vector: [0, 0, 0, 0, 0, 0, 0, 1] }],
+  });
   const silent = await search(server, "ext", { vector: [0, 0, 0, 0, 0, 0, 0.1, 1], mode: "vector" });
   assert.equal(silent.hits[0]?.id, "silent");
   const windy = await search(server, "ext", { query: "wind", mode: "fulltext" });
@@ -380,7 +384,10 @@ Deno.test("a batch with a missing or misshapen vector is 400 naming the document
   const cases = [
     { name: "addDocs with a document without a vector", bad: { id: "lacks-vector", text: "no vector" } },
     { name: "addDocs with a vector too short", bad: { id: "short-vector", text: "three", vector: [1, 2, 3] } },
-    { name: "addDocs with a vector too long", bad: { id: "long-vector", vector: [1, 2, 3, 4, 5, 6, 7, 8, 9] } },
+    {
+      name: "addDocs with a vector too long",
+      bad: { id: "long-vector", text: "", vector: [1, 2, 3, 4, 5, 6, 7, 8, 9] },
+    },
   ];
   for (const { name, bad } of cases) {
     await t.step(name, async () => {

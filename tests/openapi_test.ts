@@ -198,7 +198,7 @@ const INVALID_REQUESTS: [string, Json][] = [
     action: "addDocs",
     projectId: "default",
     indexName: "faq",
-    docs: [{ id: "1", vector: ["0.5"] }],
+    docs: [{ id: "1", text: "", vector: ["0.5"] }],
   }],
   ["more documents than MAX_DOCS_PER_REQUEST", {
     action: "addDocs",

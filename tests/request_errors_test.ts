@@ -126,7 +126,7 @@ Deno.test("invalid action fields are 400, naming the field and the element", asy
     ],
     [
       "a vector of strings",
-      { action: "createIndex", indexName: "n", docs: [{ id: "a", vector: ["1"] }] },
+      { action: "createIndex", indexName: "n", docs: [{ id: "a", text: "", vector: ["1"] }] },
       /"docs\[0\]\.vector\[0\]"/,
     ],
     ["a doc without id", { action: "createIndex", indexName: "n", docs: [{ text: "t" }] }, /"docs\[0\]\.id"/],

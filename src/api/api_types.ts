@@ -28,14 +28,14 @@ export type HitField = "text" | "metadata" | "score" | "passage" | "highlights" 
 export type IndexStatus = "Ready" | "Building" | "Updating" | "Failed";
 
 /**
- * A document to index: a unique `id`, a `text`, optional `metadata` (any JSON object), and optionally its own
- * `vector`.
+ * A document to index: a unique `id`, a `text` (required, may be empty), optional `metadata` (any JSON object), and
+ * optionally its own `vector`.
  */
 export interface DocumentInput {
   /** Unique within the index. */
   id: string;
-  /** The text that is embedded (passage by passage) and searched; `""` when absent. */
-  text?: string | undefined;
+  /** Required: the text that is embedded (passage by passage) and searched; `""` for a document with its own vector. */
+  text: string;
   /** The document's own vector, of its model's dimensions: required on an external model; then nothing is embedded. */
   vector?: number[] | undefined;
   /** Any JSON object, stored and returned as given, and filtered on by `search`. */

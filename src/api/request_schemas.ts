@@ -76,8 +76,8 @@ function docSchema(limits: Limits) {
   return z.object({
     id: unicodeString().min(1, { message: "must not be empty" })
       .describe(`Unique within the index; at most ${limits.maxDocIdBytes} UTF-8 bytes`),
-    text: unicodeString().default("").describe(
-      `At most ${limits.maxDocTextBytes} UTF-8 bytes; may be empty; "" when absent`,
+    text: unicodeString().describe(
+      `Required; at most ${limits.maxDocTextBytes} UTF-8 bytes; may be empty ("") for a document with its own vector`,
     ),
     vector: vectorSchema.optional().describe(
       "The document's own vector, of its index's model's dimensions: required on an external model, and the text " +

@@ -71,7 +71,8 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
         );
       }
       if (typeof body.projectId !== "string" || body.projectId === "") {
-        throw new ApiError(400, 'Missing required field "projectId": expected a non-empty string');
+        const named = body.projectId === undefined ? 'Missing required field "projectId"' : 'Invalid "projectId"';
+        throw new ApiError(400, `${named}: expected a non-empty string`);
       }
       await authenticator.authenticate(body.projectId, request.headers.get("x-project-key"));
       release = limiter.admit(body.projectId);
@@ -79,7 +80,9 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
       if (typeof body.action !== "string" || !isAction(body.action)) {
         const named = typeof body.action === "string"
           ? `Unknown action "${action}"`
-          : 'Missing required field "action"';
+          : body.action === undefined
+          ? 'Missing required field "action"'
+          : 'Invalid "action": expected a string';
         throw new ApiError(400, `${named}: use one of ${actionList}`);
       }
       const parsed = schema.safeParse(body);

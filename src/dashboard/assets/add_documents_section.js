@@ -103,7 +103,7 @@ export function addDocumentsSection(app, name) {
     field(
       "Documents (JSON or JSON Lines)",
       pasted,
-      'An array of {"id", "text", "metadata"} objects, or one per line',
+      'An array of {"id", "text", "metadata"} objects, or one per line; "text" is required and may be ""',
     ),
     h("div", { class: "actions" }, buttons[0]),
     field("Documents file (.json or .jsonl)", file),
