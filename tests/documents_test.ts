@@ -1,18 +1,22 @@
 /** Long texts as passages, documents' own vectors, and re-embedding: the splitter, the write path and the job. */
 import assert from "node:assert/strict";
-import { Embedder } from "../src/embedding/embedder.ts";
+import { Embedder, type ModelTokens } from "../src/embedding/embedder.ts";
 import { splitPassages } from "../src/passages/split_passages.ts";
 import type { IndexRecord } from "../src/storage/index_records.ts";
 import { indexKey } from "../src/storage/kv_keys.ts";
+import type { PassageSpan } from "../src/search/search_index.ts";
 import { assertJsonError, startTestServer, testModels, type TestServer } from "./_helpers.ts";
 import { VOCAB_WORDS } from "./_model.ts";
 
-/** Sentences of vocabulary words (so that the tiny model knows them), `count` of them, each 8 to 20 words long. */
-function prose(count: number, seed = 1): string {
+/**
+ * Sentences of vocabulary words (so that the tiny model knows them), `count` of them, each `shortest` to `longest`
+ * words long.
+ */
+function prose(count: number, seed = 1, shortest = 8, longest = 20): string {
   let state = seed;
   const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
   return Array.from({ length: count }, () => {
-    const words = Array.from({ length: 8 + Math.floor(next() * 13) }, () => {
+    const words = Array.from({ length: shortest + Math.floor(next() * (longest - shortest + 1)) }, () => {
       return VOCAB_WORDS[Math.floor(next() * VOCAB_WORDS.length)]!;
     });
     const sentence = words.join(" ");
@@ -48,6 +52,62 @@ Deno.test("passages fit the window, cover the text in order, and overlap at sent
     assert.equal(pieces.map(({ start, end }) => blob.slice(start, end)).join(""), blob, "a word longer than a passage");
     for (const { start, end } of pieces) assert.ok(tokens.count([blob.slice(start, end)])[0]! <= 30);
     assert.deepEqual(splitPassages("", tokens, { maxTokens: 64, overlapTokens: 8 }), [{ start: 0, end: 0 }]);
+  } finally {
+    await embedder.dispose();
+  }
+});
+
+/**
+ * Asserts that every passage of `text` after the first starts at a word inside the one before, repeats at most
+ * `overlapTokens` of its tokens, and goes on past it; returns how many tokens each repeats.
+ */
+function assertWordOverlaps(text: string, spans: PassageSpan[], tokens: ModelTokens, overlapTokens: number): number[] {
+  return spans.slice(1).map(({ start, end }, i) => {
+    const previous = spans[i]!;
+    assert.ok(start > previous.start && start < previous.end, `passage ${i + 1} starts inside the one before`);
+    assert.ok(end > previous.end, `passage ${i + 1} holds text that the one before does not`);
+    assert.match(text.slice(start - 1, start + 1), /^\s\S/, `passage ${i + 1} starts at a word`);
+    const repeated = tokens.count([text.slice(start, previous.end)])[0]!;
+    assert.ok(repeated <= overlapTokens, `passage ${i + 1} repeats ${repeated} tokens, more than ${overlapTokens}`);
+    return repeated;
+  });
+}
+
+Deno.test("unpunctuated text overlaps by overlapTokens of words, and its last sentence stays whole", async () => {
+  const { embedder, tokens } = await tinyTokens();
+  try {
+    // Words the tiny model knows, so that the sentence is fewer tokens than the overlap of 32.
+    const ending = "the red fox swim into the green forest to the old house by the lake";
+    const text = `${prose(300).replace(/[.]/g, "").toLowerCase()} ${ending}`;
+    assert.ok(text.split(" ").length > 4_000);
+    assert.ok(tokens.count([ending])[0]! <= 32, `the ending has ${tokens.count([ending])[0]} tokens`);
+    for (const settings of [{ maxTokens: 256, overlapTokens: 32 }, { maxTokens: 64, overlapTokens: 16 }]) {
+      const spans = splitPassages(text, tokens, settings);
+      assert.ok(spans.length > 10, `${spans.length} passages`);
+      assert.equal(spans.at(-1)!.end, text.length);
+      const longestWord = Math.max(...tokens.count(text.match(/\S+/g)!));
+      for (const repeated of assertWordOverlaps(text, spans, tokens, settings.overlapTokens)) {
+        assert.ok(repeated > settings.overlapTokens - longestWord, `a passage repeats only ${repeated} tokens`);
+      }
+    }
+    const spans = splitPassages(text, tokens, { maxTokens: 256, overlapTokens: 32 });
+    assert.ok(spans.some(({ start, end }) => text.slice(start, end).includes(ending)), "a passage holds it whole");
+  } finally {
+    await embedder.dispose();
+  }
+});
+
+Deno.test("sentences longer than half a passage overlap by their last words", async () => {
+  const { embedder, tokens } = await tinyTokens();
+  try {
+    const settings = { maxTokens: 64, overlapTokens: 16 };
+    const text = prose(40, 3, 40, 90);
+    const sentences = text.split(/(?<=\.) /);
+    const least = Math.min(...tokens.count(sentences));
+    assert.ok(least > settings.maxTokens / 2, `every sentence is more than half a passage: the shortest has ${least}`);
+    const spans = splitPassages(text, tokens, settings);
+    assert.ok(spans.length > 10, `${spans.length} passages`);
+    assertWordOverlaps(text, spans, tokens, settings.overlapTokens);
   } finally {
     await embedder.dispose();
   }

@@ -91,7 +91,10 @@ export interface CreateIndexRequest extends IndexRequest {
 export interface PassageOptions {
   /** The most tokens per passage, special tokens included; 256 (or the model's window, if smaller) when absent. */
   maxTokens?: number | undefined;
-  /** Tokens at the end of a passage that the next one repeats; 32 (at most a quarter of maxTokens) when absent. */
+  /**
+   * Tokens at the end of a passage that the next one repeats, as whole sentences or else as words; 32 (at most a
+   * quarter of maxTokens) when absent.
+   */
   overlapTokens?: number | undefined;
 }
 
