@@ -11,7 +11,7 @@ import { concatBytes } from "../src/util/concat_bytes.ts";
 import { readSnapshot } from "../src/storage/snapshot_store.ts";
 import type { Slices } from "../src/util/time_slices.ts";
 import { type RunningService, startService } from "../src/server.ts";
-import { TINY_BERT, writeBertModel } from "./_model.ts";
+import { TINY_BERT, writeBertModel } from "../tools/tiny_bert.ts";
 
 let models: Promise<ModelRegistry> | undefined;
 

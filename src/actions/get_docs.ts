@@ -5,7 +5,8 @@ import type { DocView } from "../api/response_schemas.ts";
 import { decodeCursor, encodeCursor, NEXT_CURSOR_HEADER } from "../api/page_cursor.ts";
 import { ActionReply } from "../api/action_reply.ts";
 import { ApiError } from "../api/api_error.ts";
-import { listDocs, readDocs, type StoredDoc } from "../storage/doc_records.ts";
+import { listDocs, readDocs } from "../storage/doc_records.ts";
+import type { StoredDoc } from "../storage/doc_change_codec.ts";
 import { readSettledIndex } from "../storage/index_records.ts";
 import { indexNotFound } from "../api/index_errors.ts";
 

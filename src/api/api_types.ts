@@ -1,6 +1,6 @@
 /**
  * The API's bodies as plain TypeScript types, as a client sends and receives them. The zod schemas of
- * `request_schemas.ts` and `response_schemas.ts` validate and describe the same shapes; `tests/api_types_test.ts`
+ * `request_schemas.ts` and `response_schemas.ts` validate and describe the same shapes; `tests/unit/api_types_test.ts`
  * fails when the two drift apart. The client and the published package use these, so that their types are explicit.
  */
 

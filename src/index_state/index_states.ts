@@ -14,7 +14,7 @@ import { nextTurn, TimeSlices } from "../util/time_slices.ts";
 import type { NativeAllocator } from "../util/native_allocator.ts";
 import { collectGarbageNow } from "../util/collect_garbage.ts";
 import { GraphInserts } from "./graph_inserts.ts";
-import type { DocChange } from "../storage/doc_records.ts";
+import type { DocChange } from "../storage/doc_change_codec.ts";
 import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
 import { LOG_RETENTION_MS, readLogTail, truncateLog } from "../storage/change_log.ts";
 import {

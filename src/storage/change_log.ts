@@ -4,8 +4,7 @@
  * names the staged batch that carried them. Loading replays the log on top of the snapshot, so that a write never
  * has to rewrite the snapshot.
  */
-import type { DocChange } from "./doc_records.ts";
-import { decodeDocChanges } from "./doc_change_codec.ts";
+import { decodeDocChanges, type DocChange } from "./doc_change_codec.ts";
 import { logKey, logPrefix, stagedBatchPrefix, stagedChunkKey } from "./kv_keys.ts";
 import { commitInBatches, deleteTrees, readChunks } from "./kv_batches.ts";
 

@@ -4,8 +4,18 @@
  * their vectors as float32 (little-endian), each stored once, never as JSON numbers. A change is the document id, how
  * many record parts the document had before, and the document, or nothing for a deletion.
  */
-import type { DocChange, StoredDoc } from "./doc_records.ts";
 import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
+import type { IndexedDoc } from "../search/search_index.ts";
+
+/** A document as stored: the shape the search index takes. */
+export type StoredDoc = IndexedDoc;
+
+/** A change to one document: its new content, or `null` to delete it, and how many parts it had before. */
+export interface DocChange {
+  id: string;
+  doc: StoredDoc | null;
+  previousParts: number;
+}
 
 /** The `present` byte of a change that carries a document; 1 was a single-vector format that is no longer written. */
 const WITH_DOC = 2;

@@ -5,12 +5,8 @@
  */
 import { docPartKey, docsPrefix } from "./kv_keys.ts";
 import { byteChunks, readInGroups } from "./kv_batches.ts";
-import { decodeStoredDoc, encodeStoredDoc } from "./doc_change_codec.ts";
+import { decodeStoredDoc, type DocChange, encodeStoredDoc, type StoredDoc } from "./doc_change_codec.ts";
 import { concatBytes } from "../util/concat_bytes.ts";
-import type { IndexedDoc } from "../search/search_index.ts";
-
-/** A document as stored: the shape the search index takes. */
-export type StoredDoc = IndexedDoc;
 
 /** How many passages `docs` have together. */
 export function passageTotal(docs: StoredDoc[]): number {
@@ -33,13 +29,6 @@ interface LegacyHead {
   vector: Uint8Array;
   metadata?: string;
   text: string;
-}
-
-/** A change to one document: its new content, or `null` to delete it, and how many parts it had before. */
-export interface DocChange {
-  id: string;
-  doc: StoredDoc | null;
-  previousParts: number;
 }
 
 /** Builds the KV mutations that apply one change. */

@@ -3,8 +3,8 @@
  * one atomic commit when they fit, otherwise staged first and made visible by one commit of the record, which then
  * names the staged batch until it has been applied.
  */
-import { changeMutations, type DocChange } from "./doc_records.ts";
-import { decodeDocChanges, encodeDocChanges } from "./doc_change_codec.ts";
+import { changeMutations } from "./doc_records.ts";
+import { decodeDocChanges, type DocChange, encodeDocChanges } from "./doc_change_codec.ts";
 import { indexesPrefix, indexKey, stagedBatchPrefix, stagedChunkKey, trashKey } from "./kv_keys.ts";
 import {
   batchMutations,

@@ -4,7 +4,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { PassageSettings } from "../passages/passage_settings.ts";
-import type { StoredDoc } from "../storage/doc_records.ts";
+import type { StoredDoc } from "../storage/doc_change_codec.ts";
 
 /** The first line of an export. */
 export interface ExportHeader {

@@ -10,7 +10,8 @@ import { ApiError } from "../api/api_error.ts";
 import { indexExists } from "../api/index_errors.ts";
 import type { DocInput } from "../api/request_schemas.ts";
 import { isExternalModel, type ModelSpec } from "../embedding/model_registry.ts";
-import { passageTotal, type StoredDoc } from "../storage/doc_records.ts";
+import { passageTotal } from "../storage/doc_records.ts";
+import type { StoredDoc } from "../storage/doc_change_codec.ts";
 import {
   abandonBuild,
   type IndexRecord,

@@ -1,6 +1,6 @@
 ;; The scan kernels of quire's vector codes (see vector_codes.ts) and float16 rows (see half_rows.ts), in WebAssembly
 ;; text with 128-bit SIMD.
-;; `deno task build:kernels` compiles this file into kernels_wasm.ts; tests/vector_codes_test.ts checks that the two
+;; `deno task build:kernels` compiles this file into kernels_wasm.ts; tests/unit/vector_codes_test.ts checks that the two
 ;; agree. Every row is `stride` bytes, a multiple of 16, zero-padded past the vector's own dimensions. The memory is
 ;; shared, so that a helper thread runs the same kernels over it (see scan_helper.ts).
 (module
