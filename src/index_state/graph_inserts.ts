@@ -12,15 +12,15 @@ import { collectGarbageNow } from "../util/collect_garbage.ts";
 import { awaitBackground, TimeSlices } from "../util/time_slices.ts";
 
 /**
- * How long one batch may hold the event loop. Inserts cost from about 0.2 ms (clustered vectors) to 1.5 ms
- * (near-random ones) at 100,000 vectors of 384 dimensions on two cores, so batches are sized from the last one's cost.
+ * How long one batch may hold the event loop. An insert costs several times more on near-random vectors than on
+ * clustered ones, and more as the graph grows, so batches are sized from the last one's cost.
  */
 const BATCH_MS = 10;
 const FIRST_BATCH = 16;
 const MAX_BATCH = 512;
 /**
- * Vectors that may wait before a write waits for them: searches scan the waiting ones' int8 codes, about 1 ms per
- * 10,000 vectors of 384 dimensions, and a snapshot lacks them in its graph.
+ * Vectors that may wait before a write waits for them: every search scans the waiting ones' int8 codes, at a cost that
+ * grows with their number, and a snapshot lacks them in its graph.
  */
 export const MAX_GRAPH_BACKLOG = 2_048;
 
@@ -31,7 +31,7 @@ interface Inserting {
 
 /**
  * A catch-up of at least this many inserts hands back memory afterwards (see `#afterCatchUp`): a full collection
- * after each few small writes would stall the event loop each time (20-55 ms at 100,000 documents).
+ * after each few small writes would stall the event loop each time, for longer the larger the heap.
  */
 const LARGE_CATCH_UP = 16_384;
 /** How often paused inserts look again. */
@@ -86,10 +86,9 @@ export class GraphInserts {
 
   /**
    * Runs `write` (a snapshot's) with the background inserts paused, but for those that writers wait for. Inserts that
-   * take every free turn hold back a snapshot's store commits: after a restart over a million near-random vectors, the
-   * first 128 MiB of a snapshot spent 46 s in commits beside them, while without them the whole 2 GiB was stored within
-   * 20 s. Meanwhile the log that the snapshot would cover stays, and a restart replays it (at a million documents, 1.3
-   * GiB of log took 26 s of a 37 s first search).
+   * take every free turn hold back a snapshot's store commits: after a restart over many near-random vectors, a part of
+   * a snapshot took longer to store beside them than the whole snapshot takes without them. Meanwhile the log that the
+   * snapshot would cover stays, and a restart replays it, which can be most of a large index's first search.
    */
   async pausedDuring<T>(write: () => Promise<T>): Promise<T> {
     this.#snapshots++;
@@ -102,10 +101,10 @@ export class GraphInserts {
 
   /**
    * Hands back what a large catch-up of a graph left: each batch passed its vectors through the C allocator and the JS
-   * heap. A snapshot's trim came after most of them while inserts ran beside it; now that they pause for it, 100,000
-   * near-random inserts after it left up to 120 MiB of V8's heap and 70 MiB of glibc's free pages held (a scratch probe
-   * reading the server's memory). The heap is collected only where the inserts ran while the process was
-   * idle (an index whose searches scan), so that no request waits for the collection.
+   * heap. A snapshot's trim came after most of them while inserts ran beside it; now that they pause for it, a large
+   * catch-up after it leaves tens of MiB of V8's heap and of glibc's free pages held. The heap is collected only where
+   * the inserts ran while the process was idle (an index whose searches scan), so that no request waits for the
+   * collection.
    */
   async #afterCatchUp(index: SearchIndex): Promise<void> {
     if (index.vectorPlan.scan) collectGarbageNow();

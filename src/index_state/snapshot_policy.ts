@@ -2,7 +2,7 @@
  * When an index gets a fresh snapshot. Writes only append to the change log; once the log since the last snapshot
  * outgrows a tenth of the snapshot (and at least 1 MiB), the in-memory search state is encoded as the new snapshot and
  * the covered log can go. A snapshot thus costs O(index) only after O(index) bytes of writes, and each write pays
- * O(its changes). Pure bookkeeping: {@link IndexStates} does the writing.
+ * O(its changes). Pure bookkeeping: `SnapshotWriter` does the writing.
  */
 
 /** Log bytes that always justify a snapshot, however small the index. */
