@@ -15,6 +15,7 @@ export class BackgroundTasks {
 
   /** Tracks work that someone else awaits (and handles the failure of) until it settles; returns it unchanged. */
   watch<T>(work: Promise<T>): Promise<T> {
+    // Only to learn when it settles: the caller, who gets `work` back, hears of its failure.
     const settled = work.then(() => {}, () => {}).finally(() => this.#running.delete(settled));
     this.#running.add(settled);
     return work;

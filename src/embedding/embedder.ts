@@ -16,8 +16,8 @@ import {
 } from "./transformers_runtime.ts";
 
 /**
- * Texts per model run. Larger batches gain nothing once a 160-token text keeps both cores busy, and past 8 texts of
- * that length the activations spill out of the CPU cache (measured: batch 32 ran 15-20% slower per text).
+ * Texts per model run. Larger batches gain nothing once a batch keeps every core busy, as a few passage-length texts
+ * do, and past that their activations spill out of the CPU cache, so that each text runs slower.
  */
 const BATCH_SIZE = 8;
 
@@ -254,6 +254,7 @@ export class Embedder {
     const loaded = [...this.#models.values()];
     this.#models.clear();
     for (const loading of loaded) {
+      // A model that failed to load holds nothing to release, and one that fails to release must not keep the others.
       await loading.then((model) => model.dispose()).catch(() => {});
     }
   }
@@ -323,7 +324,7 @@ function tokensOf(extractor: FeatureExtractionPipeline): ModelTokens {
 /**
  * Runs the model on a batch and mean-pools and L2-normalises its token states, as the pipeline's
  * `{pooling: "mean", normalize: true}` does, but in one pass over the states: transformers.js pools with a BigInt
- * conversion per element, which cost about 1.75 ms per 160-token text.
+ * conversion per element, which is slow enough to show in every model run.
  */
 async function meanPooledVectors(
   extractor: FeatureExtractionPipeline,

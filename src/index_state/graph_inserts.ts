@@ -12,8 +12,9 @@ import { collectGarbageNow } from "../util/collect_garbage.ts";
 import { awaitBackground, TimeSlices } from "../util/time_slices.ts";
 
 /**
- * How long one batch may hold the event loop. An insert costs several times more on near-random vectors than on
- * clustered ones, and more as the graph grows, so batches are sized from the last one's cost.
+ * How long one batch may hold the event loop. What an insert costs depends on the vectors (several times more for
+ * near-random ones than for clustered ones), the graph's size and the machine, so batches are sized from the last
+ * one's cost.
  */
 const BATCH_MS = 10;
 const FIRST_BATCH = 16;
@@ -86,9 +87,9 @@ export class GraphInserts {
 
   /**
    * Runs `write` (a snapshot's) with the background inserts paused, but for those that writers wait for. Inserts that
-   * take every free turn hold back a snapshot's store commits: after a restart over many near-random vectors, a part of
-   * a snapshot took longer to store beside them than the whole snapshot takes without them. Meanwhile the log that the
-   * snapshot would cover stays, and a restart replays it, which can be most of a large index's first search.
+   * take every free turn hold back a snapshot's store commits: after a restart over many near-random vectors, storing
+   * part of a snapshot beside them can take longer than storing all of it without them. Meanwhile the log that the
+   * snapshot would cover stays, and a restart replays it, which can take most of a large index's first search.
    */
   async pausedDuring<T>(write: () => Promise<T>): Promise<T> {
     this.#snapshots++;
@@ -102,9 +103,8 @@ export class GraphInserts {
   /**
    * Hands back what a large catch-up of a graph left: each batch passed its vectors through the C allocator and the JS
    * heap. A snapshot's trim came after most of them while inserts ran beside it; now that they pause for it, a large
-   * catch-up after it leaves tens of MiB of V8's heap and of glibc's free pages held. The heap is collected only where
-   * the inserts ran while the process was idle (an index whose searches scan), so that no request waits for the
-   * collection.
+   * catch-up after it leaves V8's heap grown and glibc's free pages held. The heap is collected only where the inserts
+   * ran while the process was idle (an index whose searches scan), so that no request waits for the collection.
    */
   async #afterCatchUp(index: SearchIndex): Promise<void> {
     if (index.vectorPlan.scan) collectGarbageNow();

@@ -75,7 +75,7 @@ export class RequestLog {
     if (!this.#writing) this.#schedule();
   }
 
-  /** The current time in ISO form, formatted once per millisecond: busy servers answer dozens of requests in one. */
+  /** The current time in ISO form, formatted once per millisecond: a busy server answers many requests in one. */
   #time(): string {
     const now = Date.now();
     if (now !== this.#timeMs) {

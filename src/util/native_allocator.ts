@@ -1,8 +1,8 @@
 /**
  * The C allocator under the runtime and native code, asked to hand its free pages back to the system. glibc keeps the
  * pages that freed native buffers leave (request bodies, store values, a snapshot's chunks) for reuse, and returns only
- * those at the top of its heap: after a bulk load of 100,000 documents over HTTP, some 160 MiB of the server's RSS were
- * such free pages. `malloc_trim` returns them all.
+ * those at the top of its heap: after a bulk load over HTTP, much of the server's RSS can be such free pages.
+ * `malloc_trim` returns them all.
  */
 
 const SYMBOLS = {
@@ -26,6 +26,7 @@ export class NativeAllocator {
     try {
       return new NativeAllocator(Deno.dlopen("libc.so.6", SYMBOLS));
     } catch {
+      // No `libc.so.6`, or no `malloc_trim` in it (another C library): the process runs on without trimming.
       return undefined;
     }
   }

@@ -12,8 +12,8 @@ export function nextTurn(): Promise<void> {
 /**
  * While requests keep the event loop busy, background work takes at most this share of the time, unless it asks for
  * less. A request takes several turns (its body, its store reads, its search), and a slice of background work before
- * each adds up: with 20 ms batches of graph inserts in every turn, 8 searching clients saw 4.2× their settled p50 after a
- * restart.
+ * each adds up: with a batch of graph inserts in every turn, searches after a restart took several times as long as
+ * once the graph had caught up.
  */
 const BACKGROUND_SHARE = 0.25;
 /** A turn that takes longer than this ran other work: the event loop is busy. */
@@ -28,7 +28,8 @@ let lastForeground = -Infinity;
 /**
  * Runs `work` (a request, a job) as foreground work, which background work yields to. Work that waits on the store
  * leaves the event loop idle, so its turns look free: a bulk load's document reads, one `getMany` of 10 keys per turn,
- * each waited for a 10 ms batch of graph inserts, and a 1,000-document write's reads took seconds.
+ * would each wait for a batch of graph inserts, and a large write's reads would take many times as long as the reads
+ * themselves.
  */
 export async function asForeground<T>(work: () => T | Promise<T>): Promise<T> {
   underWay++;
@@ -68,8 +69,8 @@ async function turnFilled(): Promise<boolean> {
 }
 
 /**
- * The process is idle once no request or job has started or ended for this long: 8 clients searching one after another
- * leave gaps of a few milliseconds with none under way.
+ * The process is idle once no request or job has started or ended for this long: clients that search one after another
+ * leave short gaps with none under way, which must not count as idle.
  */
 const IDLE_AFTER_MS = 100;
 /** How long work that runs only while the process is idle waits before it looks again. */

@@ -20,8 +20,7 @@
 
   ;; out[i] = the dot product of row ids[i] of `codes` (int8) with `query` (int16), for `count` ids. Rows far apart wait
   ;; on memory, so four are read together, and each tile of 64 rows is first brought into the cache by $touchRows,
-  ;; whose loads overlap more: a scan to depth 16,384 took 0.98 against 1.22-1.27 ms at 100,000 rows of 384 dimensions,
-  ;; 5.4-5.9 against 6.2-6.6 ms at a million.
+  ;; whose loads overlap more: deep scans run faster with the tiles, on small indexes and large ones alike.
   (func (export "dotsAt")
     (param $codes i32) (param $ids i32) (param $count i32) (param $stride i32) (param $query i32) (param $out i32)
     (local $end i32) (local $fours i32) (local $tileEnd i32)
@@ -90,8 +89,8 @@
 
   ;; out[i] (float64) = row ids[i] of the float16 `rows` · the float64 `query`, for `count` int32 ids. Each product is
   ;; exact in float64; the sums run in two lanes. Rows far apart wait on memory, so two are read together, and each
-  ;; tile of 32 rows is first brought into the cache by $touchRows: 1,300 random rows of a million took 0.28 against
-  ;; 0.47 ms (of 100,000, 0.23-0.28 against 0.23-0.26 ms).
+  ;; tile of 32 rows is first brought into the cache by $touchRows, which pays on the largest indexes and makes no
+  ;; measurable difference on smaller ones.
   (func (export "halfDotsAt")
     (param $rows i32) (param $ids i32) (param $count i32) (param $stride i32) (param $query i32) (param $out i32)
     (local $end i32) (local $pairs i32) (local $a i32) (local $b i32) (local $j i32) (local $q i32)
@@ -256,8 +255,8 @@
   ;; groups add up within a byte; a 16-bit lane's total is at most 15 a dimension, and 4,096 dimensions fit.
   ;; The blocks are read in tiles of 32 (4,096 bytes of `out`): a tight loop first reads one word of each cache line of
   ;; the tile, so that its lines come from memory together, and then the tile is weighed from the cache. Past what the
-  ;; cache holds (about 20 MB of bits here), weighing straight from memory waited on each line in turn: 20 ns a row at
-  ;; a million rows of 384 dimensions, against 6.5 ns from the cache and 7.6 ns with the tiles.
+  ;; cache holds, weighing straight from memory waited on each line in turn and cost several times as much a row as
+  ;; weighing from the cache; with the tiles it costs little more than from the cache.
   (func (export "weighted")
     (param $blocks i32) (param $count i32) (param $groups i32) (param $tables i32) (param $out i32)
     (local $end i32) (local $g i32) (local $table i32) (local $four i32) (local $bits v128) (local $entries v128)
@@ -331,7 +330,7 @@
 
   ;; Reads one word of each 64-byte line of the `count` rows (`stride` bytes each) of `codes` whose int32 ids lie at
   ;; `ids`, as $touchLines does for consecutive lines, and stores what it read at `scratch`. The loop over a row's lines
-  ;; is $touchLines' own, written out: calling $touchLines per row made a million-row scan 8-10% slower.
+  ;; is $touchLines' own, written out: calling $touchLines per row made large scans measurably slower.
   (func $touchRows (param $codes i32) (param $ids i32) (param $count i32) (param $stride i32) (param $scratch i32)
     (local $end i32) (local $row i32) (local $rowEnd i32) (local $read i32)
     (local.set $end (i32.add (local.get $ids) (i32.shl (local.get $count) (i32.const 2))))

@@ -1,9 +1,9 @@
 /**
- * A second thread for the scan kernels. Searches run on the main thread, and on this 2-core box the second core sat
- * idle during them. A kernel pass over many rows is now cut into chunks in the same shared WebAssembly memory, and this
- * thread and a helper thread each claim chunks until none is left. When the helper is busy or slow to wake (the other
- * core runs clients and I/O too), this thread simply runs more of them, and it waits at most for the one chunk the
- * helper is running. The process has one helper, started on first use.
+ * A second thread for the scan kernels. Searches run on the main thread, so a second core would otherwise sit idle
+ * during them. A kernel pass over many rows is cut into chunks in the same shared WebAssembly memory, and this thread
+ * and a helper thread each claim chunks until none is left. When the helper is busy or slow to wake (its core may be
+ * running clients and I/O too), this thread simply runs more of them, and it waits at most for the one chunk the helper
+ * is running. The process has one helper, started on first use.
  */
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import {

@@ -12,7 +12,7 @@ import { type ScanKernels, scanKernels } from "./scan_kernels.ts";
 const PORT_READ_MS = 1_000;
 /**
  * How long the helper keeps polling for the next pass after its last chunk before it sleeps. A search runs several
- * passes a few tens of microseconds apart, and waking a sleeping thread took about as long as a chunk.
+ * passes in quick succession, and waking a sleeping thread for each would cost about as much as the chunk it runs.
  */
 const POLL_MS = 0.2;
 

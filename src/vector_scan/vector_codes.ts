@@ -4,9 +4,9 @@
  * prefiltered scan first takes the slots whose sign bits are nearest the query, and ranks only their codes.
  *
  * Sign bits are weighed by the query: a slot's distance is the sum of the query's magnitudes (in 4 bits) where the
- * slot's signs differ from the query's, which estimates the cosine far better than the count of differing bits. For
- * near-random 384-d vectors, 2.5% of the slots held 0.975 of the true 10 nearest, against 14% by the count (see "Tuned
- * vector search" in the README). The bits lie in blocks of 32 slots, four bits of a slot in half a byte, so that a SIMD
+ * slot's signs differ from the query's, which estimates the cosine far better than the count of differing bits: on
+ * near-random vectors, a several times smaller share of the slots holds as many of the true nearest (see "Tuned vector
+ * search" in the README). The bits lie in blocks of 32 slots, four bits of a slot in half a byte, so that a SIMD
  * swizzle looks up the query's table of 16 sums for 16 slots at once; weighing costs no more than counting did. Each
  * kernel pass of a large scan runs in chunks that this thread and a helper thread share (see {@link ParallelKernels}).
  */
@@ -27,7 +27,7 @@ const MAGNITUDE_TOP = 15;
 const TABLE_TOP = 4 * MAGNITUDE_TOP;
 /**
  * Kernel passes are cut into chunks of at least this many rows (of codes, bits or distances), or listed rows, shared
- * with the helper thread; smaller ones cost less than handing one over (about 10 µs).
+ * with the helper thread; a smaller one takes less time to run than to hand over.
  */
 const CHUNK_ROWS = 4_096;
 const CHUNK_LISTED = 512;
@@ -104,7 +104,7 @@ export class VectorCodes {
 
   /**
    * Makes room for `rows` rows, doubling the room when that is more: a load that knows its rows makes room for them at
-   * once, since growing one vector at a time moved every code about twice (1.4 s of a million-vector load).
+   * once, since growing one vector at a time moved every code about twice, a cost that shows in a large load.
    */
   reserve(rows: number): void {
     if (rows > this.#layout.capacity) {

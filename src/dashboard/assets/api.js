@@ -46,6 +46,7 @@ export async function manage(session, action, fields = {}) {
   } catch {
     throw new ApiError(0, "The server cannot be reached");
   }
+  // A body that is not JSON (a proxy's error page, say) leaves the status to tell what happened.
   const data = await response.json().catch(() => null);
   if (!response.ok) {
     const retryAfter = Number(response.headers.get("retry-after")) || undefined;

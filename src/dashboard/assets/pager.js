@@ -55,6 +55,8 @@ export class Pager {
       // A button that the keyboard was on and that is now disabled hands the focus to the other one.
       if (focused?.disabled) (focused === this.#nextButton ? this.#previousButton : this.#nextButton).focus();
     });
+    // The caller hears of a failure through `run`; the queue only orders loads, so a failed one must not block the
+    // later ones.
     this.#queue = run.catch(() => {});
     return run;
   }
