@@ -14,7 +14,7 @@ const REDOCLY_CONFIG = new URL("../../redocly.yaml", import.meta.url);
 
 const PROGRAM = `
 import createClient from "${OPENAPI_FETCH}";
-import type { paths } from "../types.ts";
+import type { paths } from "./types.ts";
 
 const client = createClient<paths>({ baseUrl: Deno.args[0] });
 const headers = { "x-service-version": "v1" as const, "x-project-key": Deno.args[2]! };
