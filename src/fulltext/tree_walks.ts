@@ -1,7 +1,7 @@
 /**
  * Finding terms in Orama's radix tree without a scan over every term: the words within a few typos of a query word
  * (a Levenshtein automaton run over the tree, one row of edit distances per character, a branch dropped as soon as
- * every entry of its row exceeds the typos allowed), and the words that start with a prefix.
+ * every entry of its row exceeds the typos allowed), the words that start with a prefix, every word, and one word.
  */
 import type { radix } from "@orama/orama/trees";
 
@@ -82,4 +82,29 @@ function nodeAt(root: radix.RadixNode, prefix: string): radix.RadixNode | undefi
     at += child.s.length;
   }
   return node;
+}
+
+/** Every word of a radix tree that ends at a node with a value: the words inserted and not removed. */
+export function wordsOf(tree: radix.RadixNode): string[] {
+  const words: string[] = [];
+  const stack: radix.RadixNode[] = [tree];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.e && node.d.size > 0) words.push(node.w);
+    stack.push(...node.c.values());
+  }
+  return words;
+}
+
+/** The node of a radix tree where exactly `word` ends, if any. */
+export function exactNode(tree: radix.RadixNode, word: string): radix.RadixNode | undefined {
+  let node: radix.RadixNode = tree;
+  let at = 0;
+  while (at < word.length) {
+    const child = node.c.get(word[at]!);
+    if (child === undefined || !word.startsWith(child.s, at)) return undefined;
+    node = child;
+    at += child.s.length;
+  }
+  return node.e ? node : undefined;
 }

@@ -7,7 +7,8 @@
 import type { BackgroundTasks } from "../concurrency/background_tasks.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { AnnGraphs } from "../search/ann_graphs.ts";
-import { EXACT_SEARCH_MAX_VECTORS, type SearchIndex } from "../search/search_index.ts";
+import type { SearchIndex } from "../search/search_index.ts";
+import { EXACT_SEARCH_MAX_VECTORS } from "../search/vector_candidates.ts";
 import { nextTurn } from "../util/time_slices.ts";
 import type { NativeAllocator } from "../util/native_allocator.ts";
 import { collectGarbageNow } from "../util/collect_garbage.ts";

@@ -1,6 +1,6 @@
 /** Picks the passage of a document that a full-text match is about. */
 import type { TextRange } from "../fulltext/highlights.ts";
-import type { PassageSpan } from "../search/search_index.ts";
+import type { PassageSpan } from "../search/indexed_doc.ts";
 
 /** The index of the passage that holds the most of the matched words `matches`; the first one on a tie. */
 export function passageByMatches(spans: PassageSpan[], matches: TextRange[]): number {

@@ -6,7 +6,7 @@
  * `overlapTokens` tokens of them, so that unpunctuated text and long sentences overlap too.
  */
 import type { ModelTokens } from "../embedding/embedder.ts";
-import type { PassageSpan } from "../search/search_index.ts";
+import type { PassageSpan } from "../search/indexed_doc.ts";
 import type { PassageSettings } from "./passage_settings.ts";
 
 /** A run of text that stays whole within a passage, and its tokens. */

@@ -5,21 +5,26 @@
  */
 import { exactSearch, Index, MetricKind, ScalarKind } from "usearch";
 import type { VectorStore } from "./vector_store.ts";
-import type { GraphFile } from "./snapshot_view.ts";
 import { VectorCodes } from "../vector_scan/vector_codes.ts";
 import { scanThreads } from "../vector_scan/scan_helper.ts";
 
 /**
- * Graph degree and search breadth when building. On the benchmark's 100,000 embeddings (a random-weight model, whose
- * vectors crowd together), USearch's defaults (16, 128, 64) gave recall@10 of about 0.6, (16, 128, 1024) 0.93, and
- * (32, 128, 2048) 0.975 at about 3.5 ms per query; a graph grown write by write in the server needs the wider query
- * breadth more than a graph built at once. The graph holds int8 copies of the vectors: the same recall as float16
- * there (0.977 against 0.976), a 63 MB graph instead of 100 MB, and 2.6 ms per query. The query breadth is each
- * search's own (see {@link AnnIndex.search}); the index's is the least, since USearch searches with the larger.
+ * Graph degree and search breadth when building. USearch's defaults (16, 128, 64) lose most of the true nearest on
+ * embeddings that crowd together (a random-weight model's); a degree of 32 keeps recall@10 above 0.95 there, and a
+ * graph grown write by write in the server needs the wider query breadth more than a graph built at once. The graph
+ * holds int8 copies of the vectors: the same recall as float16, in a smaller graph that searches faster. The query
+ * breadth is each search's own (see {@link AnnIndex.search}); the index's is the least, since USearch searches with the
+ * larger. The figures are in docs/benchmarks.md.
  */
 const CONNECTIVITY = 32;
 const EXPANSION_ADD = 128;
 const EXPANSION_SEARCH = 16;
+
+/** A graph saved to a temporary file by {@link AnnIndex.saveFile}, and the file's size; whoever saved it removes it. */
+export interface GraphFile {
+  path: string;
+  bytes: number;
+}
 
 /** An HNSW index of vectors by slot, under cosine distance. */
 export class AnnIndex {
@@ -119,7 +124,7 @@ export class AnnIndex {
 
   /**
    * Saves the whole graph to a new temporary file, for a snapshot to read in slices; the caller removes it. USearch
-   * saves in one native call: 57-78 ms measured at 100,000 vectors of 384 dimensions.
+   * saves in one native call, which holds the event loop for as long as the graph takes to write.
    */
   saveFile(): GraphFile {
     const path = graphFile();
@@ -143,7 +148,7 @@ export class AnnIndex {
 
 /**
  * A temporary file to pass a graph through (USearch saves and loads files, not buffers): in memory-backed /dev/shm
- * where there is one, since writing a 100 MB graph to disk took half a second of a cold start.
+ * where there is one, since writing a large graph to disk slowed a cold start noticeably.
  */
 function graphFile(): string {
   let dir: string | undefined;

@@ -64,8 +64,7 @@ export function bestPositions(scores: ArrayLike<number>, idOf: (position: number
 
 /**
  * Past this many scores per place wanted, the places' least score is found first by selection, and the heap orders only
- * what reaches it: the heap's comparisons of tied scores by id cost the most. The best 500 of 30,000 BM25 scores took
- * 1.7 ms by the heap alone.
+ * what reaches it: the heap's comparisons of tied scores by id cost the most when every score passes through it.
  */
 const SELECT_FIRST = 4;
 
@@ -76,13 +75,12 @@ function rankPageAmong(scores: ArrayLike<number>, idOf: (position: number) => st
   }, page);
 }
 
-/** Room for {@link kthLargest}'s copies, kept between calls: a search of 100,000 documents selects among 30,000. */
+/** Room for {@link kthLargest}'s copies, kept between calls: a search selects among every match's score. */
 let selection = new Float64Array(0);
 
 /**
  * Up to this share of the values, {@link kthLargest} keeps the `k` largest in a heap in one pass instead of copying
- * them all for quickselect: a full-text page of 10 among a million documents' 280,000 matches took 2.6 ms by
- * quickselect.
+ * them all for quickselect, which copies every value even when a page of 10 is wanted among hundreds of thousands.
  */
 const HEAP_SELECT_SHARE = 1 / 16;
 
@@ -93,8 +91,8 @@ function kthLargest(values: ArrayLike<number>, k: number): number {
 
 /**
  * The `k`th largest of `values`: the least of a min-heap of the `k` largest so far, which few values enter. Its sifts
- * are written out on a typed array rather than calling {@link siftUp} and {@link siftDown} with a comparator: those
- * took 1.2-1.4× as long to select hybrid's text candidates (500 of 28,000 and 4,350 of 278,000 scores).
+ * are written out on a typed array rather than calling {@link siftUp} and {@link siftDown} with a comparator, whose
+ * calls made selecting hybrid's text candidates markedly slower.
  */
 function kthLargestByHeap(values: ArrayLike<number>, k: number): number {
   if (selection.length < k) selection = new Float64Array(k);

@@ -8,13 +8,15 @@
  */
 import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
-import { type DocContent, SearchIndex } from "./search_index.ts";
+import type { GraphFile } from "./ann_index.ts";
+import type { DocContent } from "./indexed_doc.ts";
+import { SearchIndex } from "./search_index.ts";
 import { analyzerFor } from "../fulltext/analyzer.ts";
 import { type Posting, TextIndex } from "./text_index.ts";
 import { VectorStore } from "./vector_store.ts";
 import type { VectorPlan } from "./vector_plan.ts";
 import type { Slices } from "../util/time_slices.ts";
-import type { GraphFile, SnapshotView } from "./snapshot_view.ts";
+import type { SnapshotView } from "./snapshot_view.ts";
 import { beginFrame, endFrame, FrameReader } from "../util/byte_frames.ts";
 
 /** The format's name, the first frame's bytes; formats up to 4, written without frames, begin the same way. */

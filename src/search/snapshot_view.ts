@@ -4,7 +4,9 @@
  * that slot's original first (its document, term counts and vectors), so that every read shows the moment the view was
  * opened. A write thus costs the view one copy of the documents it changes; the rest is read where it lives.
  */
-import type { DocContent, SearchIndexParts } from "./search_index.ts";
+import type { GraphFile } from "./ann_index.ts";
+import type { DocContent } from "./indexed_doc.ts";
+import type { SearchIndexParts } from "./search_index_parts.ts";
 import type { Posting } from "./text_index.ts";
 import type { VectorPlan } from "./vector_plan.ts";
 
@@ -17,14 +19,15 @@ export interface ViewedDoc {
   vectors: Float32Array[];
 }
 
-/** The graph as it stood: a temporary file that {@link SnapshotView.close} removes, and its size. */
-export interface GraphFile {
-  path: string;
-  bytes: number;
-}
-
-/** What {@link SnapshotView} reads: the index's live parts, with its graph already saved. */
-export interface ViewedParts extends Omit<SearchIndexParts, "ann"> {
+/**
+ * What {@link SnapshotView} reads: the index's live parts, which it only reads, with its graph already saved to a
+ * temporary file that {@link SnapshotView.close} removes.
+ */
+export interface ViewedParts extends Omit<SearchIndexParts, "ann" | "ids" | "contents" | "passages"> {
+  ids: readonly (string | undefined)[];
+  contents: readonly (DocContent | undefined)[];
+  /** The passage slots of each document slot, in passage order. */
+  passages: readonly (readonly number[] | undefined)[];
   graph?: GraphFile | undefined;
 }
 

@@ -15,7 +15,7 @@
 import { radix } from "@orama/orama/trees";
 import { type Analyzer, analyzerFor } from "../fulltext/analyzer.ts";
 import { grownTo } from "../util/typed_arrays.ts";
-import { wordsWithin, wordsWithPrefix } from "../fulltext/tree_walks.ts";
+import { exactNode, wordsOf, wordsWithin, wordsWithPrefix } from "../fulltext/tree_walks.ts";
 import { TermHolders } from "../fulltext/term_holders.ts";
 
 /** BM25 term-frequency saturation (k1) and length normalisation (b), as in Lucene. */
@@ -30,9 +30,9 @@ export interface Posting {
 }
 
 /**
- * Memory per slot-term pair, measured on the benchmark's prose (3.1M pairs in 100,000 documents): its place in a
- * holders list, its share of the tree, the lists' spare room and the repeats. V8's heap after a full collection held
- * 60 MiB of them, against 115 MiB when each term's holders were a `Set` (then 48 bytes a pair).
+ * Memory per slot-term pair, measured on the benchmark's prose (V8's heap after a full collection, against the pairs
+ * held): its place in a holders list, its share of the tree, the lists' spare room and the repeats. Holders are lists
+ * rather than a `Set` per term, which took about twice as much.
  */
 const BYTES_PER_POSTING = 25;
 /** Memory per word of the second tree: its node, its share of a parent's children and its one-entry set. */
@@ -99,7 +99,7 @@ export class TextIndex {
   #factors: { lengthNorms: Float64Array; singles: Float64Array } | undefined;
   /**
    * Per slot, a search's running BM25 sum and the best match of its current query word: kept between searches (each
-   * search zeroes what it set), since allocating them took a tenth of a search of 100,000 documents.
+   * search zeroes what it set), since allocating them per search was a large share of its time.
    */
   #sums = new Float64Array(0);
   #bestMatches = new Float64Array(0);
@@ -393,29 +393,4 @@ export class TextIndex {
     this.#totalLength += length;
     this.#factors = undefined;
   }
-}
-
-/** Every word of a radix tree that ends at a node with a value: the words inserted and not removed. */
-function wordsOf(tree: radix.RadixNode): string[] {
-  const words: string[] = [];
-  const stack: radix.RadixNode[] = [tree];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (node.e && node.d.size > 0) words.push(node.w);
-    stack.push(...node.c.values());
-  }
-  return words;
-}
-
-/** The node of a radix tree where exactly `word` ends, if any. */
-function exactNode(tree: radix.RadixNode, word: string): radix.RadixNode | undefined {
-  let node: radix.RadixNode = tree;
-  let at = 0;
-  while (at < word.length) {
-    const child = node.c.get(word[at]!);
-    if (child === undefined || !word.startsWith(child.s, at)) return undefined;
-    node = child;
-    at += child.s.length;
-  }
-  return node.e ? node : undefined;
 }

@@ -9,7 +9,7 @@ import { HalfRows } from "../vector_scan/half_rows.ts";
 
 /**
  * From this many rows the vectors move to shared memory. Above the largest index that the native exact search scans
- * whole (10,000 vectors): that library takes no view of shared memory, and gets a copy (see {@link VectorStore.rows}).
+ * whole (`EXACT_SEARCH_MAX_VECTORS`): that library takes no view of shared memory, and gets a copy (see {@link VectorStore.rows}).
  */
 const SHARED_FROM_ROWS = 16_384;
 /** A shared store grows by at least this share of its rows, so that its memory grows once per many writes. */

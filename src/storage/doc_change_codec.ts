@@ -5,7 +5,7 @@
  * many record parts the document had before, and the document, or nothing for a deletion.
  */
 import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
-import type { IndexedDoc } from "../search/search_index.ts";
+import type { IndexedDoc } from "../search/indexed_doc.ts";
 
 /** A document as stored: the shape the search index takes. */
 export type StoredDoc = IndexedDoc;

@@ -5,7 +5,7 @@
 import type { ServiceContext } from "../context.ts";
 import type { DocInput } from "../api/request_schemas.ts";
 import type { StoredDoc } from "../storage/doc_change_codec.ts";
-import type { Passage, PassageSpan } from "../search/search_index.ts";
+import type { Passage, PassageSpan } from "../search/indexed_doc.ts";
 import { splitPassages } from "../passages/split_passages.ts";
 import { sha256Hex } from "../util/sha256_hex.ts";
 import type { IndexEmbedding } from "./index_embedding.ts";

@@ -4,7 +4,7 @@ import { Embedder, type ModelTokens } from "../../src/embedding/embedder.ts";
 import { splitPassages } from "../../src/passages/split_passages.ts";
 import type { IndexRecord } from "../../src/storage/index_records.ts";
 import { indexKey } from "../../src/storage/kv_keys.ts";
-import type { PassageSpan } from "../../src/search/search_index.ts";
+import type { PassageSpan } from "../../src/search/indexed_doc.ts";
 import { assertJsonError, startTestServer, testModels, type TestServer } from "../_helpers.ts";
 import { VOCAB_WORDS } from "../../tools/tiny_bert.ts";
 

@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { loadAnnGraphs } from "../../src/search/ann_graphs.ts";
-import { EXACT_SEARCH_MAX_VECTORS, SearchIndex } from "../../src/search/search_index.ts";
+import { SearchIndex } from "../../src/search/search_index.ts";
+import { EXACT_SEARCH_MAX_VECTORS } from "../../src/search/vector_candidates.ts";
 import { Embedder } from "../../src/embedding/embedder.ts";
 import { BackgroundTasks } from "../../src/concurrency/background_tasks.ts";
 import { GraphInserts, MAX_GRAPH_BACKLOG } from "../../src/index_state/graph_inserts.ts";

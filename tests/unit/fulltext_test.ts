@@ -10,7 +10,8 @@ import { highlightRanges, snippetOf, textWords } from "../../src/fulltext/highli
 import { wordsWithin, wordsWithPrefix } from "../../src/fulltext/tree_walks.ts";
 import { radix } from "@orama/orama/trees";
 import { type MatchOptions, TextIndex } from "../../src/search/text_index.ts";
-import { SearchIndex, type SearchQuery } from "../../src/search/search_index.ts";
+import { SearchIndex } from "../../src/search/search_index.ts";
+import type { SearchQuery } from "../../src/search/search_query.ts";
 import { decodeSearchSnapshot } from "../../src/search/search_snapshot_codec.ts";
 import { snapshotBytes, textScores } from "../_helpers.ts";
 import type { StoredDoc } from "../../src/storage/doc_change_codec.ts";

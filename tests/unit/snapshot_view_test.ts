@@ -1,7 +1,9 @@
 /** A snapshot encoded in slices shows its index as it stood when the encoding began, while writes go on landing. */
 import assert from "node:assert/strict";
 import { loadAnnGraphs } from "../../src/search/ann_graphs.ts";
-import { EXACT_SEARCH_MAX_VECTORS, SearchIndex, type SearchQuery } from "../../src/search/search_index.ts";
+import { SearchIndex } from "../../src/search/search_index.ts";
+import type { SearchQuery } from "../../src/search/search_query.ts";
+import { EXACT_SEARCH_MAX_VECTORS } from "../../src/search/vector_candidates.ts";
 import { decodeSearchSnapshot } from "../../src/search/search_snapshot_codec.ts";
 import { snapshotBytes } from "../_helpers.ts";
 import type { DocChange, StoredDoc } from "../../src/storage/doc_change_codec.ts";

@@ -4,7 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { loadAnnGraphs } from "../../src/search/ann_graphs.ts";
-import { type DocUpdate, EXACT_SEARCH_MAX_VECTORS, SearchIndex } from "../../src/search/search_index.ts";
+import type { DocUpdate } from "../../src/search/indexed_doc.ts";
+import { SearchIndex } from "../../src/search/search_index.ts";
+import { EXACT_SEARCH_MAX_VECTORS } from "../../src/search/vector_candidates.ts";
 import { VectorStore } from "../../src/search/vector_store.ts";
 import { decodeSearchSnapshot } from "../../src/search/search_snapshot_codec.ts";
 import { snapshotBytes } from "../_helpers.ts";

@@ -6,7 +6,8 @@
  */
 import { parseArgs } from "node:util";
 import { loadAnnGraphs } from "../../src/search/ann_graphs.ts";
-import { SearchIndex, type SearchQuery } from "../../src/search/search_index.ts";
+import { SearchIndex } from "../../src/search/search_index.ts";
+import type { SearchQuery } from "../../src/search/search_query.ts";
 import { line } from "./_bench_helpers.ts";
 import { benchDocs, benchQueries, ms, quantile } from "./_corpus.ts";
 import { unitVector } from "../../tests/_vectors.ts";

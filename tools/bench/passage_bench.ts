@@ -4,7 +4,7 @@
  * embedded, against a write of short documents, and recall@10 of vector search counted in documents over passages.
  */
 import type { Embedder } from "../../src/embedding/embedder.ts";
-import { EXACT_SEARCH_MAX_VECTORS } from "../../src/search/search_index.ts";
+import { EXACT_SEARCH_MAX_VECTORS } from "../../src/search/vector_candidates.ts";
 import { listDocs } from "../../src/storage/doc_records.ts";
 import type { IndexRecord } from "../../src/storage/index_records.ts";
 import { indexKey } from "../../src/storage/kv_keys.ts";

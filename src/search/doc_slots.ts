@@ -1,0 +1,191 @@
+/**
+ * The slot table of one index: each document lives in a slot, and each of its passages' vectors in a passage slot, so
+ * that the text, vector and metadata sides address documents and passages by number. Slots of deleted documents and
+ * passages are reused. Its arrays are exposed read-only for the loops of a search, which index them directly.
+ */
+import type { DocContent, IndexedDoc } from "./indexed_doc.ts";
+import type { SearchIndexParts } from "./search_index_parts.ts";
+import type { VectorStore } from "./vector_store.ts";
+
+/** Memory per slot beyond its document: its place in the arrays, the id map and its list of passages. */
+const BYTES_PER_SLOT = 96;
+/** Memory per passage slot beyond its vector: its owner and its place in the document's list. */
+const BYTES_PER_PASSAGE = 16;
+
+/** The documents of an index by slot, their passages by passage slot, and the free slots of each. */
+export class DocSlots {
+  readonly #ids: (string | undefined)[];
+  readonly #contents: (DocContent | undefined)[];
+  readonly #passages: (number[] | undefined)[];
+  readonly #slots = new Map<string, number>();
+  readonly #free: number[] = [];
+  /** The document slot of each passage slot; -1 for a free one. */
+  readonly #owners: number[] = [];
+  readonly #freePassages: number[] = [];
+  #passageCount = 0;
+  /** Bytes of the documents' ids, texts and metadata, estimated as they come and go. */
+  #contentBytes = 0;
+
+  /** Takes over the arrays of slots that a snapshot restored (they are the table's own from then on), or starts empty. */
+  constructor(restored: Partial<Pick<SearchIndexParts, "ids" | "contents" | "passages">>) {
+    this.#ids = restored.ids ?? [];
+    this.#contents = restored.contents ?? [];
+    this.#passages = restored.passages ?? [];
+    for (let slot = 0; slot < this.#ids.length; slot++) {
+      const id = this.#ids[slot];
+      if (id === undefined) this.#free.push(slot);
+      else {
+        this.#slots.set(id, slot);
+        this.#contentBytes += contentBytes(id, this.#contents[slot]!);
+        for (const passage of this.#passages[slot]!) {
+          while (this.#owners.length <= passage) this.#owners.push(-1);
+          this.#owners[passage] = slot;
+          this.#passageCount++;
+        }
+      }
+    }
+    this.#free.reverse();
+    for (let passage = this.#owners.length - 1; passage >= 0; passage--) {
+      if (this.#owners[passage] === -1) this.#freePassages.push(passage);
+    }
+  }
+
+  /** The id of each slot; undefined for a free one. */
+  get ids(): readonly (string | undefined)[] {
+    return this.#ids;
+  }
+
+  /** The content of each slot; undefined for a free one. */
+  get contents(): readonly (DocContent | undefined)[] {
+    return this.#contents;
+  }
+
+  /** The passage slots of each slot, in passage order; undefined for a free one. */
+  get passages(): readonly (readonly number[] | undefined)[] {
+    return this.#passages;
+  }
+
+  /** The document slot of each passage slot; -1 for a free one. */
+  get owners(): readonly number[] {
+    return this.#owners;
+  }
+
+  /** How many documents it holds. */
+  get size(): number {
+    return this.#slots.size;
+  }
+
+  /** How many passages (and so vectors) it holds. */
+  get passageCount(): number {
+    return this.#passageCount;
+  }
+
+  /** How many passage slots are free; they may still hold the vectors of their former passages. */
+  get freePassageCount(): number {
+    return this.#freePassages.length;
+  }
+
+  /** Whether every document is one passage (each has at least one). */
+  get onePassageEach(): boolean {
+    return this.#passageCount === this.#slots.size;
+  }
+
+  /** Bytes of memory it holds, estimated: documents, and the table's own arrays and map, but not the vectors. */
+  get bytes(): number {
+    return this.#contentBytes + this.#ids.length * BYTES_PER_SLOT + this.#owners.length * BYTES_PER_PASSAGE;
+  }
+
+  /** The slot of a document, if it holds one of that id. */
+  slotOf(id: string): number | undefined {
+    return this.#slots.get(id);
+  }
+
+  /** The text and metadata of a document. */
+  content(id: string): DocContent | undefined {
+    const slot = this.#slots.get(id);
+    return slot === undefined ? undefined : this.#contents[slot];
+  }
+
+  /** The slot that the next {@link fill} takes, so that whoever reads the slot can be told before it changes. */
+  get freeSlot(): number {
+    return this.#free.at(-1) ?? this.#ids.length;
+  }
+
+  /**
+   * Puts a document in {@link freeSlot} and its passages in free passage slots, storing their vectors in `vectors`;
+   * returns the passage slots.
+   */
+  fill(id: string, doc: IndexedDoc, vectors: VectorStore): number[] {
+    const slot = this.#free.pop() ?? this.#ids.length;
+    const content: DocContent = { text: doc.text };
+    if (doc.metadata !== undefined) content.metadata = doc.metadata;
+    const whole = doc.passages.length === 1 && doc.passages[0]!.start === 0 && doc.passages[0]!.end === doc.text.length;
+    if (!whole) content.spans = Uint32Array.from(doc.passages.flatMap(({ start, end }) => [start, end]));
+    const passages = doc.passages.map(({ vector }) => {
+      const passage = this.#freePassages.pop() ?? this.#owners.length;
+      this.#owners[passage] = slot;
+      vectors.set(passage, vector);
+      return passage;
+    });
+    this.#passageCount += passages.length;
+    this.#ids[slot] = id;
+    this.#contents[slot] = content;
+    this.#passages[slot] = passages;
+    this.#slots.set(id, slot);
+    this.#contentBytes += contentBytes(id, content);
+    return passages;
+  }
+
+  /** Frees a document's slot and its passage slots. */
+  clear(slot: number): void {
+    const id = this.#ids[slot]!;
+    const passages = this.#passages[slot]!;
+    this.#contentBytes -= contentBytes(id, this.#contents[slot]!);
+    for (const passage of passages) {
+      this.#owners[passage] = -1;
+      this.#freePassages.push(passage);
+    }
+    this.#passageCount -= passages.length;
+    this.#ids[slot] = undefined;
+    this.#contents[slot] = undefined;
+    this.#passages[slot] = undefined;
+    this.#slots.delete(id);
+    this.#free.push(slot);
+  }
+
+  /** The slots that hold a document (and that `keep` keeps, if given), lowest first. */
+  *occupiedSlots(keep?: (slot: number) => boolean): Generator<number> {
+    for (let slot = 0; slot < this.#ids.length; slot++) {
+      if (this.#ids[slot] !== undefined && (keep === undefined || keep(slot))) yield slot;
+    }
+  }
+
+  /** The passage slots that hold a passage, lowest first. */
+  *occupiedPassages(): Generator<number> {
+    for (let passage = 0; passage < this.#owners.length; passage++) {
+      if (this.#owners[passage] !== -1) yield passage;
+    }
+  }
+
+  /** The document slots that own `passages`, each once. */
+  ownersOf(passages: Iterable<number>): Set<number> {
+    const owners = new Set<number>();
+    for (const passage of passages) owners.add(this.#owners[passage]!);
+    return owners;
+  }
+
+  /** The passages of the documents in `slots`: an array, since stepping a generator costs a search more. */
+  passagesOf(slots: Iterable<number>): number[] {
+    const passages: number[] = [];
+    for (const slot of slots) {
+      for (const passage of this.#passages[slot]!) passages.push(passage);
+    }
+    return passages;
+  }
+}
+
+/** The estimated memory of a document's id, text and metadata (UTF-16 strings, metadata as JSON). */
+function contentBytes(id: string, content: DocContent): number {
+  const metadata = content.metadata === undefined ? 0 : JSON.stringify(content.metadata).length;
+  return 2 * (id.length + content.text.length + metadata) + 96 + (content.spans?.byteLength ?? 0);
+}

@@ -1,0 +1,24 @@
+/**
+ * The parts of an index's search state that a snapshot holds: the slot table's arrays and the vector, text and graph
+ * indexes built over them. A search index starts from them, and a snapshot view reads them, without either module
+ * importing the other.
+ */
+import type { AnnIndex } from "./ann_index.ts";
+import type { DocContent } from "./indexed_doc.ts";
+import type { TextIndex } from "./text_index.ts";
+import type { VectorPlan } from "./vector_plan.ts";
+import type { VectorStore } from "./vector_store.ts";
+
+/** The state a snapshot restores: documents by slot, their passage slots, and the derived indexes built over them. */
+export interface SearchIndexParts {
+  revision: number;
+  ids: (string | undefined)[];
+  contents: (DocContent | undefined)[];
+  /** The passage slots of each document slot, in passage order. */
+  passages: (number[] | undefined)[];
+  vectors: VectorStore;
+  text: TextIndex;
+  ann?: AnnIndex | undefined;
+  /** How the graph side finds vector candidates, as last tuned. */
+  plan?: VectorPlan | undefined;
+}
