@@ -36,7 +36,7 @@ export interface StartQuireOptions {
   models?: ModelRegistry;
   /**
    * Settings by the names and in the form of the environment variables that `main.ts --help` lists, e.g.
-   * `{ MAX_DOCS_PER_INDEX: "100" }`. The process's own environment is not read.
+   * `{ MAX_DOCS_PER_REQUEST: "100" }`. The process's own environment is not read.
    */
   settings?: Record<string, string>;
 }

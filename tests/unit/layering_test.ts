@@ -1,6 +1,8 @@
 /**
  * The layering of `src/`: each folder (and each top-level file) has a layer, and a module imports only from its own
- * folder or from lower layers. Only `src/storage/` calls Deno KV, and only `src/http/` builds a `Response`.
+ * folder or from lower layers; within a folder, no modules import each other around a cycle. Only `src/storage/` calls
+ * Deno KV, only `src/http/` builds a `Response`, no module passes 400 lines, and `docs/architecture.md` maps every
+ * folder.
  */
 import assert from "node:assert/strict";
 import { dirname, join, normalize, relative } from "node:path";
@@ -72,6 +74,62 @@ Deno.test("every import in src/ runs down the layers, never up or sideways", asy
     }
   }
   assert.deepEqual(violations, []);
+});
+
+/** The imports of each module of `src/` that stay inside its own folder, as paths relative to `src/`. */
+async function importsWithinFolders(): Promise<Map<string, string[]>> {
+  const graph = new Map<string, string[]>();
+  for (const [path, text] of await sources()) {
+    const targets = [...text.matchAll(IMPORT)].map(([, specifier]) => normalize(join(dirname(path), specifier!)))
+      .filter((target) => dirname(target) === dirname(path));
+    graph.set(relative(SRC, path), targets.map((target) => relative(SRC, target)));
+  }
+  return graph;
+}
+
+/**
+ * Every cycle of `graph`, each once, as the modules it passes through from its first in sorted order: a walk from
+ * each module goes on only through modules after it, so that it finds just the cycles it comes first in.
+ */
+function cyclesOf(graph: Map<string, string[]>): string[][] {
+  const cycles: string[][] = [];
+  const walk = (path: string[]): void => {
+    for (const next of graph.get(path.at(-1)!) ?? []) {
+      if (next === path[0]) cycles.push(path);
+      else if (next > path[0]! && !path.includes(next)) walk([...path, next]);
+    }
+  };
+  for (const start of [...graph.keys()].sort()) walk([start]);
+  return cycles;
+}
+
+Deno.test("no modules of one folder import each other, directly or around a cycle", async () => {
+  const cycles = cyclesOf(await importsWithinFolders()).map((cycle) => [...cycle, cycle[0]].join(" -> "));
+  assert.deepEqual(cycles, []);
+});
+
+Deno.test("the cycle check sees a mutual import and a longer cycle", () => {
+  const graph = new Map([["a.ts", ["b.ts"]], ["b.ts", ["a.ts", "c.ts"]], ["c.ts", ["d.ts"]], ["d.ts", ["b.ts"]]]);
+  assert.deepEqual(cyclesOf(graph), [["a.ts", "b.ts"], ["b.ts", "c.ts", "d.ts"]]);
+});
+
+Deno.test("docs/architecture.md's folder map names every folder under src/", async () => {
+  const map = await Deno.readTextFile(new URL("../../docs/architecture.md", import.meta.url));
+  const folders: string[] = [];
+  for await (const entry of Deno.readDir(SRC)) if (entry.isDirectory) folders.push(entry.name);
+  assert.ok(folders.length > 10, `${folders.length} folders`);
+  assert.deepEqual(folders.filter((folder) => !map.includes(`src/${folder}/`)).sort(), []);
+});
+
+/** The most lines a module of `src/` holds: more is likely more than one concern. */
+const MAX_MODULE_LINES = 400;
+
+Deno.test("no module of src/ holds more than 400 lines, but the generated kernels", async () => {
+  const long = [...await sources()]
+    .filter(([path]) => !path.endsWith("_wasm.ts"))
+    .map(([path, text]) => [relative(SRC, path), text.split("\n").length - 1] as const)
+    .filter(([, lines]) => lines > MAX_MODULE_LINES);
+  assert.deepEqual(long, []);
 });
 
 Deno.test("only src/storage/ calls Deno KV", async () => {
