@@ -40,6 +40,7 @@ export function metricsRoute(ctx: ServiceContext, token: string | undefined): Ro
         searchCache: { bytes: ctx.indexStates.totalBytes(), budget: ctx.indexStates.budgetBytes },
         graphInsertsWaiting: ctx.indexStates.graphInsertsWaiting(),
         process: { number: ctx.instance.process, pid: ctx.instance.pid },
+        memory: Deno.memoryUsage(),
       });
       return new Response(request.method === "HEAD" ? null : text, {
         headers: { "content-type": PROMETHEUS_CONTENT_TYPE },

@@ -14,6 +14,8 @@ export interface MetricsSources {
   graphInsertsWaiting: number;
   /** Which process of the host this is (1 unless `PROCESSES` started several), and its pid. */
   process: { number: number; pid: number };
+  /** The process's memory as the runtime reports it (`Deno.memoryUsage()`), in bytes. */
+  memory: { rss: number; heapTotal: number; heapUsed: number; external: number };
 }
 
 /** Renders every metric of the service in the Prometheus text format. */
@@ -127,6 +129,27 @@ export function renderMetrics(metrics: Metrics, sources: MetricsSources): string
       type: "counter",
       help: "Queued jobs this process took over from a runner whose lease expired",
       samples: [{ value: metrics.jobsTakenOver() }],
+    },
+    {
+      name: "quire_process_resident_memory_bytes",
+      type: "gauge",
+      help: "Resident memory of this process (RSS): what the operating system counts against it",
+      samples: [{ value: sources.memory.rss }],
+    },
+    {
+      name: "quire_heap_bytes",
+      type: "gauge",
+      help: "V8's JavaScript heap: its size (total) and what live and not yet collected objects use of it (used)",
+      samples: [
+        { labels: { kind: "total" }, value: sources.memory.heapTotal },
+        { labels: { kind: "used" }, value: sources.memory.heapUsed },
+      ],
+    },
+    {
+      name: "quire_external_memory_bytes",
+      type: "gauge",
+      help: "Memory outside the JavaScript heap that its objects hold: array buffers, including vectors and codes",
+      samples: [{ value: sources.memory.external }],
     },
     {
       name: "quire_process_info",

@@ -134,6 +134,18 @@ Deno.test("/metrics counts requests, their durations, embedded texts, and indexe
   assert.equal(after.get('quire_docs{project="default"}'), 6);
 });
 
+Deno.test("/metrics shows the process's memory: its RSS, the JavaScript heap and the memory outside it", async () => {
+  await using server = await startTestServer();
+  const metrics = await scrape(server.url.replace("/manage", ""));
+  const rss = metrics.get("quire_process_resident_memory_bytes")!;
+  const heapTotal = metrics.get('quire_heap_bytes{kind="total"}')!;
+  const heapUsed = metrics.get('quire_heap_bytes{kind="used"}')!;
+  const external = metrics.get("quire_external_memory_bytes")!;
+  assert.ok(rss > 16 * 1024 * 1024, `RSS ${rss}`);
+  assert.ok(heapUsed > 0 && heapUsed <= heapTotal, `heap ${heapUsed} of ${heapTotal}`);
+  assert.ok(heapTotal < rss && external > 0, `heap ${heapTotal}, external ${external}, RSS ${rss}`);
+});
+
 Deno.test("/metrics counts KV commits that lost a race, and the tries after them", async () => {
   await using server = await startTestServer();
   const { kv, metrics } = server.service.context;
