@@ -11,7 +11,8 @@
 import type { AnnGraphs } from "./ann_graphs.ts";
 import { fuseScores, fusionScale } from "./hybrid_fusion.ts";
 import { bestPositions, type Page, rankPage } from "./ranking.ts";
-import { type MatchOptions, TextIndex, type TextQuery, type TextScores } from "./text_index.ts";
+import { TextIndex } from "./text_index.ts";
+import type { MatchOptions, TextQuery, TextScores } from "./text_query.ts";
 import { type Analyzer, analyzerFor } from "../fulltext/analyzer.ts";
 import { facetCounts } from "./facet_counts.ts";
 import { sortOrder } from "./sort_order.ts";

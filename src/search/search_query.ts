@@ -3,7 +3,7 @@
  * page), and one page of ranked documents.
  */
 import type { SearchMode } from "./search_mode.ts";
-import type { MatchOptions } from "./text_index.ts";
+import type { MatchOptions } from "./text_query.ts";
 import type { MetadataFilter } from "./metadata_filter.ts";
 import type { SortField } from "./sort_order.ts";
 import type { FacetCounts, FacetRequest } from "./facet_counts.ts";

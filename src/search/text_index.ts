@@ -17,6 +17,8 @@ import { type Analyzer, analyzerFor } from "../fulltext/analyzer.ts";
 import { grownTo } from "../util/typed_arrays.ts";
 import { exactNode, wordsOf, wordsWithin, wordsWithPrefix } from "../fulltext/tree_walks.ts";
 import { TermHolders } from "../fulltext/term_holders.ts";
+import { textIndexBytes } from "./text_index_memory.ts";
+import type { MatchOptions, TextQuery, TextScores } from "./text_query.ts";
 
 /** BM25 term-frequency saturation (k1) and length normalisation (b), as in Lucene. */
 const K1 = 1.2;
@@ -29,15 +31,6 @@ export interface Posting {
   counts: readonly number[] | Uint32Array;
 }
 
-/**
- * Memory per slot-term pair, measured on the benchmark's prose (V8's heap after a full collection, against the pairs
- * held): its place in a holders list, its share of the tree, the lists' spare room and the repeats. Holders are lists
- * rather than a `Set` per term, which took about twice as much.
- */
-const BYTES_PER_POSTING = 25;
-/** Memory per word of the second tree: its node, its share of a parent's children and its one-entry set. */
-const BYTES_PER_VARIANT = 240;
-
 /** Query words of at least this many characters match with one typo, and with two from the second length. */
 export const TYPO_LENGTHS = [5, 9] as const;
 /** The weight of a match with one typo and with two, against an exact match's 1. */
@@ -47,30 +40,6 @@ const PREFIX_WEIGHT = 0.7;
 /** Words a prefix expands to, the most common first; of at most this many visited. */
 const PREFIX_EXPANSIONS = 50;
 const PREFIX_VISITS = 2_000;
-
-/** How a query's words match: with typos, and the last one as a prefix. */
-export interface MatchOptions {
-  typoTolerance: boolean;
-  prefix: boolean;
-}
-
-/** A term a query word matches and the weight of that match. */
-export interface TermMatch {
-  term: string;
-  weight: number;
-}
-
-/** A query as the index matches it: per query word, the terms it matches; and every term matched. */
-export interface TextQuery {
-  words: TermMatch[][];
-  terms: ReadonlySet<string>;
-}
-
-/** Slots and their BM25 scores. */
-export interface TextScores {
-  slots: Int32Array;
-  scores: Float64Array;
-}
 
 /** A term a query word matches, as scoring reads it. */
 interface MatchedTerm {
@@ -96,6 +65,8 @@ export class TextIndex {
   #totalLength = 0;
   /** Slot-term pairs held: what the index's memory grows with. */
   #postings = 0;
+  /** Entries of {@link #repeats}: slot-term pairs whose term the slot's text holds more than once. */
+  #repeatCount = 0;
   #factors: { lengthNorms: Float64Array; singles: Float64Array } | undefined;
   /**
    * Per slot, a search's running BM25 sum and the best match of its current query word: kept between searches (each
@@ -128,7 +99,7 @@ export class TextIndex {
       this.#holdersOf(term).add(slot);
       this.#postings++;
       length += count;
-      if (count > 1) this.#repeatsOf(term).set(slot, count);
+      if (count > 1) this.#addRepeat(term, slot, count);
     }
     this.#setLength(slot, length);
   }
@@ -144,7 +115,7 @@ export class TextIndex {
         this.#holders.delete(term);
         this.#tree.removeWord(term);
       }
-      if (count > 1) this.#repeats.get(term)?.delete(slot);
+      if (count > 1) this.#removeRepeat(term, slot);
     }
     this.#docs--;
     this.#totalLength -= this.#lengths[slot]!;
@@ -321,11 +292,16 @@ export class TextIndex {
     return { term, slots, counts };
   }
 
-  /** Bytes of memory it holds, estimated from its postings (a radix tree of terms, each with a list of slots). */
+  /** Bytes of memory it holds, estimated from its terms, their postings and repeats, and the words of the second tree. */
   get bytes(): number {
-    return this.#postings * BYTES_PER_POSTING + this.#variantCount * BYTES_PER_VARIANT + this.#lengths.byteLength +
-      this.#sums.byteLength + this.#bestMatches.byteLength + this.#touched.byteLength + this.#bestTouched.byteLength +
-      this.#found.byteLength;
+    const arrays = [this.#lengths, this.#sums, this.#bestMatches, this.#touched, this.#bestTouched, this.#found];
+    return textIndexBytes({
+      postings: this.#postings,
+      repeats: this.#repeatCount,
+      terms: this.#holders.size,
+      variants: this.#variantCount,
+      arrayBytes: arrays.reduce((sum, array) => sum + array.byteLength, 0),
+    });
   }
 
   /** The number of terms (repeats included) in the text of a slot. */
@@ -354,7 +330,7 @@ export class TextIndex {
       index.#tree.insert(term, 0);
       index.#postings += slots.length;
       for (let i = 0; i < counts.length; i++) {
-        if (counts[i]! > 1) index.#repeatsOf(term).set(slots[i]!, counts[i]!);
+        if (counts[i]! > 1) index.#addRepeat(term, slots[i]!, counts[i]!);
       }
     }
     index.#lengths = lengths.slice();
@@ -378,10 +354,19 @@ export class TextIndex {
     return holders;
   }
 
-  #repeatsOf(term: string): Map<number, number> {
+  #addRepeat(term: string, slot: number, count: number): void {
     let repeats = this.#repeats.get(term);
     if (repeats === undefined) this.#repeats.set(term, repeats = new Map());
-    return repeats;
+    repeats.set(slot, count);
+    this.#repeatCount++;
+  }
+
+  /** Forgets a slot's count of a term, and the term's map of counts once it is empty, so that churn leaves none. */
+  #removeRepeat(term: string, slot: number): void {
+    const repeats = this.#repeats.get(term);
+    if (repeats === undefined || !repeats.delete(slot)) return;
+    this.#repeatCount--;
+    if (repeats.size === 0) this.#repeats.delete(term);
   }
 
   #setLength(slot: number, length: number): void {

@@ -8,6 +8,7 @@ import type { DocSlots } from "./doc_slots.ts";
 import type { GraphQueue } from "./graph_queue.ts";
 import type { TuningProbe } from "./vector_plan.ts";
 import type { VectorStore } from "./vector_store.ts";
+import { mulberry32 } from "../util/seeded_random.ts";
 
 /** The parts of an index that a tuning probe reads, besides its graph. */
 export interface ProbedIndex {
@@ -50,15 +51,4 @@ function samplePassages(docs: DocSlots, graph: GraphQueue, count: number): numbe
     picked.add(inGraph[(random() * inGraph.length) | 0]!);
   }
   return [...picked];
-}
-
-/** Mulberry32: numbers in [0, 1) from a 32-bit seed, the same for the same seed, as a sample must be to repeat. */
-function mulberry32(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -9,7 +9,8 @@ import { LANGUAGES } from "../../src/fulltext/languages.ts";
 import { highlightRanges, snippetOf, textWords } from "../../src/fulltext/highlights.ts";
 import { wordsWithin, wordsWithPrefix } from "../../src/fulltext/tree_walks.ts";
 import { radix } from "@orama/orama/trees";
-import { type MatchOptions, TextIndex } from "../../src/search/text_index.ts";
+import { TextIndex } from "../../src/search/text_index.ts";
+import type { MatchOptions } from "../../src/search/text_query.ts";
 import { SearchIndex } from "../../src/search/search_index.ts";
 import type { SearchQuery } from "../../src/search/search_query.ts";
 import { decodeSearchSnapshot } from "../../src/search/search_snapshot_codec.ts";
@@ -142,6 +143,28 @@ Deno.test("an exact match ranks above a typo match of the same BM25 weight, and 
   const stemmed = textScores(texts, texts.query("mansion", EXACT));
   assert.equal(stemmed.slots.length, 2);
   assert.equal(stemmed.scores[0], stemmed.scores[1], "a stemmed match is an exact one, not a typo");
+});
+
+Deno.test("the full-text memory estimate follows the vocabulary: each distinct term costs, and a removal gives it back", () => {
+  // Words of consonants but s, which the English stemmer leaves as they are: distinct by construction, one twice.
+  const unique = (i: number) => `zq${i.toString(19).replace(/./g, (c) => "bcdfghjklmnpqrtvwxz"[parseInt(c, 19)]!)}`;
+  const shared = new TextIndex();
+  const distinct = new TextIndex();
+  for (let slot = 0; slot < 2_000; slot++) {
+    shared.add(slot, "storm river storm forest river");
+    distinct.add(slot, `${unique(2 * slot)} ${unique(2 * slot + 1)} ${unique(2 * slot)}`);
+  }
+  assert.equal(distinct.terms().length, 4_000);
+  // A distinct term holds a node of the radix tree and a list of its own: hundreds of bytes, where a posting is a few.
+  assert.ok(distinct.bytes > 8 * shared.bytes, `distinct ${distinct.bytes} bytes, shared ${shared.bytes}`);
+  assert.ok(distinct.bytes / 4_000 > 500, `${distinct.bytes / 4_000} bytes a term`);
+  const full = distinct.bytes;
+  for (let slot = 1_000; slot < 2_000; slot++) {
+    distinct.remove(slot, `${unique(2 * slot)} ${unique(2 * slot + 1)} ${unique(2 * slot)}`);
+  }
+  assert.equal(distinct.terms().length, 2_000);
+  const arrays = 2_000 * (4 + 8 + 8 + 4 + 4 + 8);
+  assert.ok(Math.abs(distinct.bytes - full / 2) < arrays, `${distinct.bytes} bytes after half was removed, of ${full}`);
 });
 
 Deno.test("highlights give every matched word, typos and prefixes included; snippets cut around the best", () => {

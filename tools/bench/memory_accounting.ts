@@ -13,7 +13,7 @@ import type { ServerProcess } from "../../tests/_server_process.ts";
 import { VOCAB_WORDS } from "../tiny_bert.ts";
 import { line, ok, rssMiB } from "./_bench_helpers.ts";
 import { clientVectorEnvironment, settle, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
-import { random } from "./_corpus.ts";
+import { mulberry32 } from "../../src/util/seeded_random.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { docs: { type: "string", default: "1000,15000,100000" } } });
 const SIZES = values.docs.split(",").map(Number);
@@ -38,7 +38,8 @@ async function vocabulary(): Promise<string[]> {
 /** Loads the index `name` of `docs` documents in sequential batches, as a user's loader would. */
 async function loadIndex(server: ServerProcess, name: string, docs: number, words: string[]): Promise<void> {
   await ok(server, { action: "createIndex", indexName: name, modelId: "client-384", docs: [] });
-  const next = random(docs + name.length);
+  // Uniform over the whole list, so that a text's words are as varied as a real vocabulary makes them.
+  const next = mulberry32(docs + name.length);
   for (let from = 0; from < docs; from += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, docs - from) }, (_, i) => ({
       id: `d${from + i}`,
