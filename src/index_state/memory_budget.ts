@@ -55,11 +55,11 @@ export class MemoryBudget {
   /** The most bytes of search state kept (`SEARCH_CACHE_MB`). */
   readonly budgetBytes: number;
   /** The most states kept. */
-  readonly capacity: number;
+  readonly #capacity: number;
 
   constructor(limits: { budgetBytes: number; capacity: number }, metrics: Metrics) {
     this.budgetBytes = limits.budgetBytes;
-    this.capacity = limits.capacity;
+    this.#capacity = limits.capacity;
     this.#metrics = metrics;
   }
 
@@ -71,11 +71,6 @@ export class MemoryBudget {
   /** Whether an index's state is kept. */
   has(indexId: string): boolean {
     return this.#entries.has(indexId);
-  }
-
-  /** How many states are kept. */
-  get size(): number {
-    return this.#entries.size;
   }
 
   /** The measured bytes of all states kept. */
@@ -103,7 +98,7 @@ export class MemoryBudget {
       if (this.#entries.get(indexId) === entry) this.#entries.delete(indexId);
     });
     for (const oldest of this.#entries.keys()) {
-      if (this.#entries.size <= this.capacity) break;
+      if (this.#entries.size <= this.#capacity) break;
       this.#entries.delete(oldest);
     }
     return entry;
@@ -132,7 +127,7 @@ export class MemoryBudget {
 
   /** Whether a state of `bytes` fits beside the others without evicting any. */
   hasRoomFor(bytes: number): boolean {
-    return this.#entries.size < this.capacity && this.totalBytes() + bytes <= this.budgetBytes;
+    return this.#entries.size < this.#capacity && this.totalBytes() + bytes <= this.budgetBytes;
   }
 
   /** Evicts the least recently used states, but `keep`'s, until `incoming` more bytes fit in the budget. */

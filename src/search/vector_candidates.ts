@@ -53,8 +53,11 @@ export class VectorCandidates {
   readonly #vectors: VectorStore;
   readonly #graph: GraphQueue;
   readonly #graphs: AnnGraphs | undefined;
-  /** How the graph side finds candidates; tuned from the index's vectors (see `SearchIndex.vectorTuning`). */
-  #plan: VectorPlan = UNTUNED_PLAN;
+  /**
+   * How the graph side finds candidates: restored beside its graph, or tuned from the index's vectors (see
+   * `SearchIndex.vectorTuning`).
+   */
+  plan: VectorPlan = UNTUNED_PLAN;
   /** The latest query vectors that the graph side served, oldest first, to tune on. */
   readonly #recentQueries: Float32Array[] = [];
 
@@ -64,16 +67,6 @@ export class VectorCandidates {
     this.#vectors = sources.vectors;
     this.#graph = sources.graph;
     this.#graphs = sources.graphs;
-  }
-
-  /** How the graph side finds candidates now. */
-  get plan(): VectorPlan {
-    return this.#plan;
-  }
-
-  /** Replaces the plan: with one restored beside its graph, or a new tuning's. */
-  set plan(plan: VectorPlan) {
-    this.#plan = plan;
   }
 
   /** The latest query vectors that the graph side served, oldest first. */
@@ -163,10 +156,10 @@ export class VectorCandidates {
     if (this.#recentQueries.length > RECENT_QUERIES) this.#recentQueries.shift();
     const ann = this.#graph.ann!;
     const waiting = this.#graph.size;
-    const scan = this.#plan.scan || waiting >= this.#docs.passageCount * FULL_SCAN_WAITING_SHARE;
+    const scan = this.plan.scan || waiting >= this.#docs.passageCount * FULL_SCAN_WAITING_SHARE;
     const found = scan
-      ? ann.scan(query, count, this.#plan.scan ? this.#plan.depth : undefined)
-      : ann.search(query, count, this.#plan.breadth);
+      ? ann.scan(query, count, this.plan.scan ? this.plan.depth : undefined)
+      : ann.search(query, count, this.plan.breadth);
     // Only passages that a document still owns are candidates.
     const owners = this.#docs.owners;
     const candidates = found.filter((passage) => owners[passage]! >= 0);
