@@ -2,7 +2,14 @@
  * The slots (documents) that hold one term, as a plain array of small integers: 8 bytes a slot and a tight loop to
  * read, against about 40 bytes and an iterator in a `Set`. A removal is noted apart and applied when the list is next
  * read, or once a quarter of the list waits, so that it never costs a pass over a long list of its own.
+ *
+ * A short list grows by copies of its exact length: `push` gives an array room for 16 more slots at once, 128 bytes
+ * that most terms never fill.
  */
+
+/** Lists shorter than this grow by an exact copy; longer ones by `push`, whose spare room is then a small share. */
+const EXACT_GROWTH_BELOW = 32;
+
 export class TermHolders {
   #slots: number[];
   /** Slots removed but still listed. */
@@ -22,7 +29,8 @@ export class TermHolders {
   add(slot: number): void {
     // A slot removed and added again before the list was read is still listed.
     if (this.#removed?.delete(slot)) return;
-    this.#slots.push(slot);
+    if (this.#slots.length < EXACT_GROWTH_BELOW) this.#slots = this.#slots.concat(slot);
+    else this.#slots.push(slot);
   }
 
   /** Removes a slot that holds the term. */

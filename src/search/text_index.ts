@@ -1,8 +1,8 @@
 /**
  * Okapi BM25 full-text scoring. Each term (a stemmed word, see {@link Analyzer}) has the list of slots (documents) that
- * hold it ({@link TermHolders}), and Orama's radix tree holds the terms, so that typos and prefixes are walked to
- * without a scan of every term; beside them this index keeps what BM25 needs: each document's length and the counts of
- * its repeated terms. A second tree holds the words whose term differs from them ("running" for "run"), so that typos
+ * hold it ({@link TermHolders}), and a sorted set holds the terms, so that typos and prefixes are walked to without a
+ * scan of every term (see `word_walks.ts`); beside them this index keeps what BM25 needs: each document's length and the counts of
+ * its repeated terms. A second set holds the words whose term differs from them ("running" for "run"), so that typos
  * and prefixes are matched against the words people type.
  *
  * A query word matches its own term exactly, and, as asked, the terms within a few typos of it and, for the last word,
@@ -12,11 +12,11 @@
  * Every statistic is an integer count, so the same documents give the same scores however the index was built:
  * written live, loaded from a snapshot or rebuilt.
  */
-import { radix } from "@orama/orama/trees";
 import { type Analyzer, analyzerFor } from "../fulltext/analyzer.ts";
 import { grownTo } from "../util/typed_arrays.ts";
-import { exactNode, wordsOf, wordsWithin, wordsWithPrefix } from "../fulltext/tree_walks.ts";
-import { TermHolders } from "../fulltext/term_holders.ts";
+import { wordsWithin, wordsWithPrefix } from "../fulltext/word_walks.ts";
+import { SortedWords } from "../fulltext/sorted_words.ts";
+import { TermPostings } from "../fulltext/term_postings.ts";
 import { textIndexBytes } from "./text_index_memory.ts";
 import type { MatchOptions, TextQuery, TextScores } from "./text_query.ts";
 
@@ -52,12 +52,11 @@ interface MatchedTerm {
 /** A full-text index of document texts, by slot. */
 export class TextIndex {
   readonly analyzer: Analyzer;
-  /** The terms some slot holds, each with the value 0; their holders are in {@link #holders}. */
-  readonly #tree = new radix.RadixTree();
-  readonly #holders = new Map<string, TermHolders>();
+  /** The terms some slot holds, in order, for the typo and prefix walks; their holders are in {@link #holders}. */
+  #terms = new SortedWords();
+  readonly #holders = new TermPostings();
   /** Words whose term is not the word itself: what typos and prefixes are matched against besides the terms. */
-  readonly #variants = new radix.RadixTree();
-  #variantCount = 0;
+  #variants = new SortedWords();
   #lengths = new Uint32Array(0);
   /** Per term, the slots that hold it more than once, with their counts; every other holder holds it once. */
   readonly #repeats = new Map<string, Map<number, number>>();
@@ -93,10 +92,10 @@ export class TextIndex {
     const counts = new Map<string, number>();
     for (const { surface, term } of this.analyzer.words(text)) {
       counts.set(term, (counts.get(term) ?? 0) + 1);
-      if (surface !== term) this.#addVariant(surface);
+      if (surface !== term) this.#variants.add(surface);
     }
     for (const [term, count] of counts) {
-      this.#holdersOf(term).add(slot);
+      if (this.#holders.add(term, slot)) this.#terms.add(term);
       this.#postings++;
       length += count;
       if (count > 1) this.#addRepeat(term, slot, count);
@@ -107,14 +106,10 @@ export class TextIndex {
   /** Removes the text that {@link add} indexed for `slot`; `text` must be that same text. */
   remove(slot: number, text: string): void {
     for (const [term, count] of this.termCounts(text)) {
-      const holders = this.#holders.get(term);
-      if (holders === undefined) continue;
-      holders.delete(slot);
+      const left = this.#holders.delete(term, slot);
+      if (left < 0) continue;
       this.#postings--;
-      if (holders.size === 0) {
-        this.#holders.delete(term);
-        this.#tree.removeWord(term);
-      }
+      if (left === 0) this.#terms.delete(term);
       if (count > 1) this.#removeRepeat(term, slot);
     }
     this.#docs--;
@@ -135,7 +130,7 @@ export class TextIndex {
       const length = [...surface].length;
       const maxEdits = options.typoTolerance ? TYPO_LENGTHS.filter((least) => length >= least).length : 0;
       if (maxEdits > 0) {
-        for (const { word, edits } of wordsWithin(this.#tree, surface, maxEdits)) offer(word, TYPO_WEIGHTS[edits]!);
+        for (const { word, edits } of wordsWithin(this.#terms, surface, maxEdits)) offer(word, TYPO_WEIGHTS[edits]!);
         for (const { word, edits } of wordsWithin(this.#variants, surface, maxEdits)) {
           offer(this.analyzer.stem(word), TYPO_WEIGHTS[edits]!);
         }
@@ -152,9 +147,9 @@ export class TextIndex {
 
   /** The most common terms of the words that `prefix` starts. */
   #prefixTerms(prefix: string): string[] {
-    const terms = new Set(wordsWithPrefix(this.#tree, prefix, PREFIX_VISITS));
+    const terms = new Set(wordsWithPrefix(this.#terms, prefix, PREFIX_VISITS));
     for (const word of wordsWithPrefix(this.#variants, prefix, PREFIX_VISITS)) terms.add(this.analyzer.stem(word));
-    const holders = (term: string) => this.#holders.get(term)?.size ?? 0;
+    const holders = (term: string) => this.#holders.count(term);
     return [...terms].filter((term) => holders(term) > 0).sort((a, b) => holders(b) - holders(a) || (a < b ? -1 : 1))
       .slice(0, PREFIX_EXPANSIONS);
   }
@@ -235,10 +230,10 @@ export class TextIndex {
   #matchedTerms(query: TextQuery): MatchedTerm[][] {
     return query.words.map((matches) =>
       matches.flatMap(({ term, weight }) => {
-        const holders = this.#holders.get(term);
+        const holders = this.#holders.slots(term);
         if (holders === undefined) return [];
-        const idf = weight * Math.log(1 + (this.#docs - holders.size + 0.5) / (holders.size + 0.5));
-        return [{ holders: holders.slots(), idf, repeats: this.#repeats.get(term) }];
+        const idf = weight * Math.log(1 + (this.#docs - holders.length + 0.5) / (holders.length + 0.5));
+        return [{ holders, idf, repeats: this.#repeats.get(term) }];
       })
     );
   }
@@ -274,9 +269,9 @@ export class TextIndex {
     return [...this.#holders.keys()];
   }
 
-  /** Every word of the second tree, for a snapshot: the caller keeps those whose terms it stores. */
+  /** Every word of the second set, for a snapshot: the caller keeps those whose terms it stores. */
   variantWords(): string[] {
-    return wordsOf(this.#variants);
+    return this.#variants.words();
   }
 
   /** The slots that hold `term`, but those `skip` names, and how often each holds it. */
@@ -284,7 +279,7 @@ export class TextIndex {
     const slots: number[] = [];
     const counts: number[] = [];
     const repeats = this.#repeats.get(term);
-    for (const slot of this.#holders.get(term)?.slots() ?? []) {
+    for (const slot of this.#holders.slots(term) ?? []) {
       if (skip(slot)) continue;
       slots.push(slot);
       counts.push(repeats?.get(slot) ?? 1);
@@ -292,14 +287,16 @@ export class TextIndex {
     return { term, slots, counts };
   }
 
-  /** Bytes of memory it holds, estimated from its terms, their postings and repeats, and the words of the second tree. */
+  /** Bytes of memory it holds, estimated from its terms, their postings and repeats, and the words of the second set. */
   get bytes(): number {
     const arrays = [this.#lengths, this.#sums, this.#bestMatches, this.#touched, this.#bestTouched, this.#found];
     return textIndexBytes({
       postings: this.#postings,
       repeats: this.#repeatCount,
-      terms: this.#holders.size,
-      variants: this.#variantCount,
+      terms: this.#holders.terms,
+      lists: this.#holders.lists,
+      repeatedTerms: this.#repeats.size,
+      variants: this.#variants.size,
       arrayBytes: arrays.reduce((sum, array) => sum + array.byteLength, 0),
     });
   }
@@ -320,38 +317,20 @@ export class TextIndex {
     docs: number,
   ): TextIndex {
     const index = new TextIndex(analyzer);
-    for (const word of variants) index.#addVariant(word);
+    index.#variants = SortedWords.from(variants);
     for (const { term, slots, counts } of postings) {
       if (slots.length === 0) continue;
-      // A plain loop: building a Set from a typed array's iterator was the slowest part of a snapshot load.
-      const holders: number[] = [];
-      for (let i = 0; i < slots.length; i++) holders.push(slots[i]!);
-      index.#holders.set(term, new TermHolders(holders));
-      index.#tree.insert(term, 0);
+      index.#holders.set(term, slots);
       index.#postings += slots.length;
       for (let i = 0; i < counts.length; i++) {
         if (counts[i]! > 1) index.#addRepeat(term, slots[i]!, counts[i]!);
       }
     }
+    index.#terms = SortedWords.from(index.#holders.keys());
     index.#lengths = lengths.slice();
     index.#docs = docs;
     for (const length of lengths) index.#totalLength += length;
     return index;
-  }
-
-  #addVariant(word: string): void {
-    if (exactNode(this.#variants, word) !== undefined) return;
-    this.#variants.insert(word, 0);
-    this.#variantCount++;
-  }
-
-  #holdersOf(term: string): TermHolders {
-    let holders = this.#holders.get(term);
-    if (holders === undefined) {
-      this.#holders.set(term, holders = new TermHolders());
-      this.#tree.insert(term, 0);
-    }
-    return holders;
   }
 
   #addRepeat(term: string, slot: number, count: number): void {

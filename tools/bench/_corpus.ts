@@ -72,3 +72,17 @@ export function quantile(samples: number[], q: number): number {
 export function ms(value: number): string {
   return `${value.toFixed(1)} ms`;
 }
+
+/**
+ * A real vocabulary: the words of Debian's list at `path` (`wamerican` by default; `wngerman` at
+ * /usr/share/dict/ngerman) of three letters or more, or the generated model's words where it is not installed.
+ */
+export async function dictionaryWords(path = "/usr/share/dict/words"): Promise<string[]> {
+  try {
+    const words = (await Deno.readTextFile(path)).split("\n");
+    return words.filter((word) => /^\p{Ll}{3,}$/u.test(word));
+  } catch {
+    console.error(`No ${path} (apt-get install wamerican): the generated vocabulary stands in`);
+    return VOCAB_WORDS;
+  }
+}

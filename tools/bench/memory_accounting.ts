@@ -10,8 +10,8 @@
  */
 import { parseArgs } from "node:util";
 import type { ServerProcess } from "../../tests/_server_process.ts";
-import { VOCAB_WORDS } from "../tiny_bert.ts";
 import { line, ok, rssMiB } from "./_bench_helpers.ts";
+import { dictionaryWords } from "./_corpus.ts";
 import { clientVectorEnvironment, settle, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
 import { mulberry32 } from "../../src/util/seeded_random.ts";
 
@@ -23,17 +23,6 @@ const WORDS_PER_TEXT = 12;
 const QUIET_MS = 3_000;
 /** What the accounting target allows besides the reported bytes: a load's own buffers and the runtime's steps. */
 const SLACK_MIB = 10;
-
-/** A real vocabulary: Debian's word list, or the generated model's words where it is not installed. */
-async function vocabulary(): Promise<string[]> {
-  try {
-    const words = (await Deno.readTextFile("/usr/share/dict/words")).split("\n");
-    return words.filter((word) => /^[a-z]{3,}$/.test(word));
-  } catch {
-    console.error("No /usr/share/dict/words (apt-get install wamerican): the generated vocabulary stands in");
-    return VOCAB_WORDS;
-  }
-}
 
 /** Loads the index `name` of `docs` documents in sequential batches, as a user's loader would. */
 async function loadIndex(server: ServerProcess, name: string, docs: number, words: string[]): Promise<void> {
@@ -74,7 +63,7 @@ function grown(before: Awaited<ReturnType<typeof quietMemory>>, after: typeof be
     } MiB`;
 }
 
-const words = await vocabulary();
+const words = await dictionaryWords();
 const env = await clientVectorEnvironment();
 const root = new URL("../..", import.meta.url).pathname;
 const names = SIZES.map((docs, i) => `memory-${i}-${docs}`);
