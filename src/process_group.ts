@@ -9,8 +9,8 @@ export const PROCESS_NUMBER_VARIABLE = "QUIRE_PROCESS";
 
 /** The permissions of `deno task start` (but starting processes), which every process of the group gets. */
 const PERMISSIONS = ["--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-ffi", "--allow-sys"];
-/** So that an evicted index's memory is returned at once, as `deno task start` does. */
-const V8_FLAGS = "--v8-flags=--expose-gc";
+/** The V8 flags of `deno task start` (see docs/operations.md), which every process of the group gets too. */
+const V8_FLAGS = "--v8-flags=--expose-gc,--max-semi-space-size=4";
 
 /** How long after a process died it is started again. */
 const RESTART_DELAY_MS = 1_000;

@@ -11,7 +11,7 @@ export const PERMISSIONS = [
   "--allow-ffi",
   "--allow-sys",
   "--allow-run",
-  "--v8-flags=--expose-gc",
+  "--v8-flags=--expose-gc,--max-semi-space-size=4",
 ];
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
