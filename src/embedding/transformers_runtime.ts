@@ -64,9 +64,12 @@ async function loadWasm(options: RuntimeOptions): Promise<TransformersRuntime> {
   // The onnxruntime-web that the web build imports, whatever version transformers.js pins.
   const ort = createRequire(webBuild);
   const fileUrl = (specifier: string) => pathToFileURL(ort.resolve(specifier)).href;
-  const factory = fileUrl("onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs");
+  // The plain build, not the asyncify one (for WebGPU's asynchronous kernels) that transformers.js would pick: the
+  // asyncify binary is twice the size, and opening a model with it took about 150 MiB more RSS and embedded at half
+  // the speed (docs/benchmarks.md, "The wasm backend").
+  const factory = fileUrl("onnxruntime-web/ort-wasm-simd-threaded.mjs");
   env.backends.onnx.wasm!.wasmPaths = {
-    wasm: fileUrl("onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm"),
+    wasm: fileUrl("onnxruntime-web/ort-wasm-simd-threaded.wasm"),
     // transformers.js swaps the factory for a blob: URL of a patched copy, meant for scripts served from a CDN, and
     // Deno refuses import() of blob: URLs inside npm packages; so the file URL stays.
     get mjs() {
