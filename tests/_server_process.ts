@@ -37,6 +37,17 @@ export async function ok<T = unknown>(server: ServerProcess, body: Record<string
   return json as T;
 }
 
+/** Waits until `server` is ready (`/readyz`): its store answers and it has loaded its default model, warmed at start. */
+export async function waitUntilReady(server: ServerProcess): Promise<void> {
+  const url = server.url.replace("/manage", "/readyz");
+  for (;;) {
+    const response = await fetch(url);
+    await response.body?.cancel();
+    if (response.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** An environment for a server over a fresh temporary store, with the generated test models unless given others. */
 export async function serverEnvironment(modelsFile?: string): Promise<Record<string, string>> {
   const dir = await temporaryDir("quire-main-");

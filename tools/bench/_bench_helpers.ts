@@ -27,10 +27,7 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** A process's resident memory in MiB. */
-export async function rssMiB(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Number(status.match(/VmRSS:\s+(\d+)/)![1]) / 1024;
-}
+export { rssMiB } from "../../tests/_process_memory.ts";
 
 /** Cores kept busy while `work` ran: by every process on the machine, and by this one (the benchmark's clients). */
 export interface CoresBusy {

@@ -7,6 +7,7 @@ import { PERMISSIONS, serverEnvironment, type ServerProcess, startServerProcess 
 import { ok, timed } from "./_bench_helpers.ts";
 import { unitVector } from "../../tests/_vectors.ts";
 import { benchDocs, benchQueries, quantile } from "./_corpus.ts";
+import { mulberry32 } from "../../src/util/seeded_random.ts";
 
 /** The dimensions of the client vectors, those of MiniLM. */
 export const DIMS = 384;
@@ -176,4 +177,38 @@ export async function recallAgainstExhaustive(
     found += (await ok<Result>(server, body)).hits.filter((hit) => exhaustive.has(hit.id)).length;
   }
   return found / (queries * 10);
+}
+
+/** Words a text of {@link loadDictionaryIndex} holds. */
+const WORDS_PER_TEXT = 12;
+
+/**
+ * The text of document `doc` of an index loaded by {@link loadDictionaryIndex} with `seed`: 12 words drawn uniformly
+ * from `words`, so that a text's words are as varied as a real vocabulary makes them.
+ */
+export function dictionaryText(words: readonly string[], seed: number, doc: number): string {
+  const next = mulberry32(seed * 1_000_003 + doc);
+  return Array.from({ length: WORDS_PER_TEXT }, () => words[Math.floor(next() * words.length)]).join(" ");
+}
+
+/**
+ * Loads the index `name` of `docs` documents in sequential `addDocs` of 1,000, as a user's loader would: texts of
+ * {@link dictionaryText} with `seed`, and near-random client vectors.
+ */
+export async function loadDictionaryIndex(
+  server: ServerProcess,
+  name: string,
+  docs: number,
+  words: readonly string[],
+  seed = docs + name.length,
+): Promise<void> {
+  await ok(server, { action: "createIndex", indexName: name, modelId: "client-384", docs: [] });
+  for (let from = 0; from < docs; from += BATCH) {
+    const batch = Array.from({ length: Math.min(BATCH, docs - from) }, (_, i) => ({
+      id: `d${from + i}`,
+      text: dictionaryText(words, seed, from + i),
+      vector: vectorOf("near-random", from + i),
+    }));
+    await ok(server, { action: "addDocs", indexName: name, docs: batch });
+  }
 }

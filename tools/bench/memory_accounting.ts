@@ -12,32 +12,20 @@ import { parseArgs } from "node:util";
 import type { ServerProcess } from "../../tests/_server_process.ts";
 import { line, ok, rssMiB } from "./_bench_helpers.ts";
 import { dictionaryWords } from "./_corpus.ts";
-import { clientVectorEnvironment, settle, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
-import { mulberry32 } from "../../src/util/seeded_random.ts";
+import {
+  clientVectorEnvironment,
+  loadDictionaryIndex,
+  settle,
+  startClientVectorServer,
+  vectorOf,
+} from "./_client_vectors.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { docs: { type: "string", default: "1000,15000,100000" } } });
 const SIZES = values.docs.split(",").map(Number);
-const BATCH = 1_000;
-const WORDS_PER_TEXT = 12;
 /** How long the server is left alone before its RSS is read, so that what a load freed has been collected. */
 const QUIET_MS = 3_000;
 /** What the accounting target allows besides the reported bytes: a load's own buffers and the runtime's steps. */
 const SLACK_MIB = 10;
-
-/** Loads the index `name` of `docs` documents in sequential batches, as a user's loader would. */
-async function loadIndex(server: ServerProcess, name: string, docs: number, words: string[]): Promise<void> {
-  await ok(server, { action: "createIndex", indexName: name, modelId: "client-384", docs: [] });
-  // Uniform over the whole list, so that a text's words are as varied as a real vocabulary makes them.
-  const next = mulberry32(docs + name.length);
-  for (let from = 0; from < docs; from += BATCH) {
-    const batch = Array.from({ length: Math.min(BATCH, docs - from) }, (_, i) => ({
-      id: `d${from + i}`,
-      text: Array.from({ length: WORDS_PER_TEXT }, () => words[Math.floor(next() * words.length)]).join(" "),
-      vector: vectorOf("near-random", from + i),
-    }));
-    await ok(server, { action: "addDocs", indexName: name, docs: batch });
-  }
-}
 
 /** The server's memory in MiB, from its metrics, once it has been left alone for {@link QUIET_MS}. */
 async function quietMemory(
@@ -71,7 +59,7 @@ let key: string;
 {
   await using server = await startClientVectorServer(root, env);
   key = server.key;
-  for (const [i, name] of names.entries()) await loadIndex(server, name, SIZES[i]!, words);
+  for (const [i, name] of names.entries()) await loadDictionaryIndex(server, name, SIZES[i]!, words);
   // Every index's snapshot is written, so that each load after the restart reads one, as a restart would.
   await settle(server);
 }
