@@ -1,24 +1,34 @@
-/** A process's resident memory, read from `/proc`: once, or its peak while something runs. */
+/** A process's resident memory: read once, or its peak while something runs. */
 
-/** The resident memory (RSS) of process `pid`, in MiB. */
+/** The resident memory (RSS) of process `pid`, in MiB, from `/proc` (which takes `--allow-all`). */
 export async function rssMiB(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
   return Number(status.match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 }
 
-/** The highest RSS of process `pid` while `work` runs, read every `everyMs`, in MiB; and what `work` returned. */
-export async function peakRssDuring<T>(pid: number, work: () => Promise<T>, everyMs = 10): Promise<[number, T]> {
-  let peak = await rssMiB(pid);
+/** A quire server's resident memory in MiB, as its `/metrics` reports it (no `/proc` access needed). */
+export async function serverRssMiB(server: { url: string }): Promise<number> {
+  const text = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
+  return Number(text.match(/^quire_process_resident_memory_bytes (\d+)/m)![1]) / 1024 / 1024;
+}
+
+/** The highest of `read()` (an RSS in MiB) while `work` runs, read every `everyMs`; and what `work` returned. */
+export async function peakRssDuring<T>(
+  read: () => Promise<number>,
+  work: () => Promise<T>,
+  everyMs = 10,
+): Promise<[number, T]> {
+  let peak = await read();
   let running = true;
   const sampler = (async () => {
     while (running) {
-      peak = Math.max(peak, await rssMiB(pid));
+      peak = Math.max(peak, await read());
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
   })();
   try {
     const result = await work();
-    return [Math.max(peak, await rssMiB(pid)), result];
+    return [Math.max(peak, await read()), result];
   } finally {
     running = false;
     await sampler;

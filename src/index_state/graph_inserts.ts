@@ -153,7 +153,7 @@ async function insertInBatches(
   const turns = new TimeSlices(0);
   let batch = FIRST_BATCH;
   while (index.pendingGraphInserts > 0) {
-    await turns.next({ whenIdle: when.whenIdle() });
+    await turns.next({ whenIdle: when.whenIdle(), giveUp: () => !when.wanted() });
     if (!when.wanted()) return;
     if (when.paused()) {
       await new Promise((resolve) => setTimeout(resolve, PAUSE_POLL_MS));

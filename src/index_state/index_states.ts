@@ -57,12 +57,25 @@ export class IndexStates {
   readonly #budget: MemoryBudget;
   readonly #graphInserts: GraphInserts;
   readonly #snapshots: SnapshotWriter;
+  /**
+   * States the budget let go. Background work on a state (graph inserts, tuning) stops once it is here, even when a
+   * later search has loaded the same index again as a new state: otherwise it would keep the old one alive.
+   */
+  readonly #evicted = new WeakSet<SearchIndex>();
+  /** Whether a background release of memory is yet to start (see {@link #releaseSoon}). */
+  #releaseDue = false;
 
   constructor(kv: Deno.Kv, background: BackgroundTasks, options: IndexStatesOptions) {
     this.#kv = kv;
     this.#background = background;
     this.#options = options;
-    this.#budget = new MemoryBudget(options, options.metrics);
+    this.#budget = new MemoryBudget(options, options.metrics, (entry) => {
+      // A state still loading is let go once it is ready; a failed load holds nothing.
+      entry.ready.then((index) => {
+        this.#evicted.add(index);
+        this.#releaseSoon();
+      }, () => {});
+    });
     this.#graphInserts = new GraphInserts(background, options.allocator);
     const states = {
       // A state whose load failed is none: that failure is the search's to report.
@@ -167,18 +180,13 @@ export class IndexStates {
     }
     // A load builds a state near the snapshot's size, decoding the snapshot as it arrives (its bytes are never held
     // whole): room for the state is made first.
-    this.#budget.evictFor(pointer?.bytes ?? 0, record.id);
+    // What the states evicted for it held is handed back before the load allocates: both at once would pass the budget.
+    if (this.#budget.evictFor(pointer?.bytes ?? 0, record.id)) await this.#releaseMemory();
     const loaded = await loadSearchIndex(this.#kv, record, { graphs: this.#options.graphs, pointer });
     this.#options.metrics.countLoad(loaded.snapshotBytes > 0 ? "snapshot" : "full");
     // The chunks read, near the state's size in all, became garbage as they were decoded: what is left of them (and of
     // the C allocator's pages that they held) is handed back once the search that waits has answered.
-    if (loaded.snapshotBytes > LARGE_LOAD_BYTES) {
-      this.#background.run("collect a read snapshot", async () => {
-        await nextTurn();
-        collectGarbageNow();
-        await this.#options.allocator?.trim();
-      });
-    }
+    if (loaded.snapshotBytes > LARGE_LOAD_BYTES) this.#releaseSoon();
     return loaded;
   }
 
@@ -215,10 +223,7 @@ export class IndexStates {
   #maybeTune(indexId: string, index: SearchIndex): void {
     const steps = index.vectorTuning();
     if (steps === undefined) return;
-    this.#background.run(
-      `tune vector search of ${indexId}`,
-      () => tuneInTurns(steps, () => this.#budget.has(indexId)),
-    );
+    this.#background.run(`tune vector search of ${indexId}`, () => tuneInTurns(steps, this.#kept(indexId, index)));
   }
 
   /**
@@ -265,7 +270,34 @@ export class IndexStates {
 
   /** Adds the vectors waiting to join the index's graph in the background, when enough wait (with `all`, any). */
   #insertIntoGraph(indexId: string, index: SearchIndex, options: { all?: boolean } = {}): void {
-    this.#graphInserts.start(indexId, index, () => this.#budget.has(indexId), options);
+    this.#graphInserts.start(indexId, index, this.#kept(indexId, index), options);
+  }
+
+  /**
+   * Hands back the memory that evicted states and read snapshots leave, once their background work has let go of them
+   * (an insert waiting for an idle turn looks again within {@link RELEASE_AFTER_MS}): a full collection, then, once
+   * the finalizers it queued have run (USearch's graphs, the scan helper's shared memories), the C allocator's free
+   * pages.
+   */
+  async #releaseMemory(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, RELEASE_AFTER_MS));
+    // This release covers whatever let go before it, so that none waits to start.
+    this.#releaseDue = false;
+    collectGarbageNow();
+    await nextTurn();
+    await this.#options.allocator?.trim();
+  }
+
+  /** Runs {@link #releaseMemory} in the background, unless one waits to start: it covers whatever came before it. */
+  #releaseSoon(): void {
+    if (this.#releaseDue) return;
+    this.#releaseDue = true;
+    this.#background.run("release evicted and read memory", () => this.#releaseMemory());
+  }
+
+  /** Whether the budget still keeps `index` as the state of `indexId`: not evicted, nor replaced by a reload. */
+  #kept(indexId: string, index: SearchIndex): () => boolean {
+    return () => this.#budget.has(indexId) && !this.#evicted.has(index);
   }
 }
 
@@ -274,3 +306,5 @@ export class IndexStates {
  * `collectGarbageNow`), and hands back the C allocator's pages they held.
  */
 const LARGE_LOAD_BYTES = 16 * 1024 * 1024;
+/** How long after an eviction or a large load its memory is collected: background work on the state lets go first. */
+const RELEASE_AFTER_MS = 50;

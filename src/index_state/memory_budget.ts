@@ -5,7 +5,6 @@
 import { indexTooLarge } from "../api/index_errors.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import type { SearchIndex } from "../search/search_index.ts";
-import { collectGarbageNow } from "../util/collect_garbage.ts";
 
 /** Megabytes of search state an isolate keeps on Deno Deploy (512 MB each), and wherever models run on wasm. */
 const DEPLOY_SEARCH_CACHE_MB = 256;
@@ -57,10 +56,18 @@ export class MemoryBudget {
   /** The most states kept. */
   readonly #capacity: number;
 
-  constructor(limits: { budgetBytes: number; capacity: number }, metrics: Metrics) {
+  /** Hears of each state the budget lets go (not of one replaced by a newer state of the same index). */
+  readonly #onEvict: (entry: CachedIndex) => void;
+
+  constructor(
+    limits: { budgetBytes: number; capacity: number },
+    metrics: Metrics,
+    onEvict: (entry: CachedIndex) => void = () => {},
+  ) {
     this.budgetBytes = limits.budgetBytes;
     this.#capacity = limits.capacity;
     this.#metrics = metrics;
+    this.#onEvict = onEvict;
   }
 
   /** The state of an index, without marking it used. */
@@ -92,21 +99,32 @@ export class MemoryBudget {
    * loads again.
    */
   store(indexId: string, revision: number, ready: Promise<SearchIndex>): CachedIndex {
-    const entry: CachedIndex = { revision, ready, bytes: this.#entries.get(indexId)?.bytes ?? 0 };
+    const replaced = this.#entries.get(indexId);
+    if (replaced !== undefined) {
+      // A newer state that is a new object (a reload, not an update in place) lets the replaced one go.
+      Promise.all([replaced.ready, ready]).then(([old, next]) => {
+        if (old !== next) this.#onEvict(replaced);
+      }, () => {});
+    }
+    const entry: CachedIndex = { revision, ready, bytes: replaced?.bytes ?? 0 };
     this.touch(indexId, entry);
     ready.catch(() => {
       if (this.#entries.get(indexId) === entry) this.#entries.delete(indexId);
     });
-    for (const oldest of this.#entries.keys()) {
+    for (const [oldest, evicted] of this.#entries) {
       if (this.#entries.size <= this.#capacity) break;
       this.#entries.delete(oldest);
+      this.#onEvict(evicted);
     }
     return entry;
   }
 
   /** Forgets an index's state. */
   delete(indexId: string): void {
+    const entry = this.#entries.get(indexId);
+    if (entry === undefined) return;
     this.#entries.delete(indexId);
+    this.#onEvict(entry);
   }
 
   /**
@@ -118,6 +136,7 @@ export class MemoryBudget {
     entry.bytes = residentBytes(index);
     if (entry.bytes > this.budgetBytes) {
       this.#entries.delete(record.id);
+      this.#onEvict(entry);
       this.#metrics.countEviction();
       throw indexTooLarge(record.name, entry.bytes, this.budgetBytes);
     }
@@ -130,18 +149,22 @@ export class MemoryBudget {
     return this.#entries.size < this.#capacity && this.totalBytes() + bytes <= this.budgetBytes;
   }
 
-  /** Evicts the least recently used states, but `keep`'s, until `incoming` more bytes fit in the budget. */
-  evictFor(incoming: number, keep: string): void {
+  /**
+   * Evicts the least recently used states, but `keep`'s, until `incoming` more bytes fit in the budget; whether it
+   * evicted any.
+   */
+  evictFor(incoming: number, keep: string): boolean {
     let total = this.totalBytes();
     let evicted = false;
     for (const [indexId, other] of this.#entries) {
       if (total + incoming <= this.budgetBytes) break;
       if (indexId === keep) continue;
       this.#entries.delete(indexId);
+      this.#onEvict(other);
       total -= other.bytes;
       evicted = true;
       this.#metrics.countEviction();
     }
-    if (evicted) collectGarbageNow();
+    return evicted;
   }
 }

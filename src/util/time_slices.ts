@@ -80,8 +80,9 @@ const IDLE_POLL_MS = 20;
  * A turn of the event loop that no other work filled, in an idle process (or one whose foreground work all waits for
  * background work): for background work that nothing waits for while requests keep the process busy.
  */
-async function idleTurn(): Promise<void> {
+async function idleTurn(giveUp: () => boolean): Promise<void> {
   for (;;) {
+    if (giveUp()) return;
     const filled = await turnFilled();
     const quiet = underWay === 0
       ? performance.now() - lastForeground >= IDLE_AFTER_MS
@@ -99,8 +100,11 @@ function delay(ms: number): Promise<void> {
 export interface Slices {
   /** Whether the current slice is over. */
   readonly due: boolean;
-  /** Lets other work run, then starts a new slice; with `whenIdle`, only once nothing else runs. */
-  next(options?: { whenIdle?: boolean }): Promise<void>;
+  /**
+   * Lets other work run, then starts a new slice; with `whenIdle`, only once nothing else runs, or once `giveUp` says
+   * the work is no longer wanted.
+   */
+  next(options?: { whenIdle?: boolean; giveUp?: () => boolean }): Promise<void>;
 }
 
 /**
@@ -125,10 +129,11 @@ export class TimeSlices implements Slices {
 
   /**
    * Lets the event loop run (longer while it is busy, see {@link backgroundTurn}), then starts a new slice. With
-   * `whenIdle`, waits until no foreground work is under way (see {@link idleTurn}).
+   * `whenIdle`, waits until no foreground work is under way (see {@link idleTurn}), or until `giveUp` says to stop
+   * waiting: a busy process may keep idle work waiting for as long as it is busy.
    */
-  async next(options: { whenIdle?: boolean } = {}): Promise<void> {
-    if (options.whenIdle) await idleTurn();
+  async next(options: { whenIdle?: boolean; giveUp?: () => boolean } = {}): Promise<void> {
+    if (options.whenIdle) await idleTurn(options.giveUp ?? (() => false));
     else await backgroundTurn(performance.now() - this.#start, this.#share);
     this.#start = performance.now();
   }

@@ -88,7 +88,14 @@ export function scanHelperCalls(): number {
 class HelperThread {
   readonly #control = new Int32Array(new SharedArrayBuffer(CONTROL_LENGTH * 4));
   readonly #port: MessagePort;
-  readonly #forget = new FinalizationRegistry<number>((id) => this.#post({ id }));
+  /**
+   * Tells the helper to forget a memory whose owner was collected, and wakes it to read that now: it would otherwise
+   * hold the memory (an evicted index's vectors) until its next pass or its next look at the port.
+   */
+  readonly #forget = new FinalizationRegistry<number>((id) => {
+    this.#post({ id });
+    Atomics.notify(this.#control, Field.CLAIM);
+  });
   #nextId = 0;
   #pass = 0;
   readonly started: Promise<boolean>;

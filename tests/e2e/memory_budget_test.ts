@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { ok, serverEnvironment, type ServerProcess, startServerProcess, waitUntilReady } from "../_server_process.ts";
 import { testModels } from "../_helpers.ts";
 import { unitVector } from "../_vectors.ts";
-import { peakRssDuring, rssMiB } from "../_process_memory.ts";
+import { peakRssDuring, serverRssMiB } from "../_process_memory.ts";
 
 const INDEXES = 12;
 const DOCS = 2_000;
@@ -90,8 +90,8 @@ Deno.test("with SEARCH_CACHE_MB at about one index, many indexes searched in tur
     await using server = await startServerProcess({ ...env, ...settings }, key);
     await waitUntilReady(server);
     await ok(server, { action: "listIndexes" });
-    const idle = await rssMiB(server.pid);
-    const [peak] = await peakRssDuring(server.pid, () => searchInTurn(server));
+    const idle = await serverRssMiB(server);
+    const [peak] = await peakRssDuring(() => serverRssMiB(server), () => searchInTurn(server));
     runs[run] = { idle, peak };
     if (run === "budget") {
       assert.ok(await metric(server, "quire_search_cache_evictions_total") >= INDEXES * ROUNDS - 1, "evictions");

@@ -74,3 +74,18 @@ Deno.test("background work that runs only when idle waits while foreground work 
   await idle;
   assert.equal(ran, true);
 });
+
+Deno.test("idle work stops waiting once it is no longer wanted, while foreground work goes on", async () => {
+  const { promise: finish, resolve: finishForeground } = Promise.withResolvers<void>();
+  const foreground = asForeground(() => finish);
+  let wanted = true;
+  let returned = false;
+  const idle = new TimeSlices(0).next({ whenIdle: true, giveUp: () => !wanted }).then(() => returned = true);
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.equal(returned, false, "still waiting for an idle turn");
+  wanted = false;
+  await idle;
+  assert.equal(returned, true, "it gave up although the process is still busy");
+  finishForeground();
+  await foreground;
+});

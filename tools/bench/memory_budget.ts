@@ -104,7 +104,10 @@ const budget = Math.ceil(largest * RESIDENT_PER_ESTIMATED_BYTE * 1.1 / MIB);
   await ok(server, { action: "listIndexes" });
   const idle = await rssMiB(server.pid);
   const started = performance.now();
-  const [peak, wrong] = await peakRssDuring(server.pid, () => searchInTurn(server, [...names.keys()], ROUNDS));
+  const [peak, wrong] = await peakRssDuring(
+    () => rssMiB(server.pid),
+    () => searchInTurn(server, [...names.keys()], ROUNDS),
+  );
   const seconds = (performance.now() - started) / 1000;
   const evictions = await metric(server, "quire_search_cache_evictions_total");
   const allowed = idle + 1.25 * budget + 64;
@@ -125,7 +128,7 @@ const budget = Math.ceil(largest * RESIDENT_PER_ESTIMATED_BYTE * 1.1 / MIB);
   await waitUntilReady(server);
   const idle = await rssMiB(server.pid);
   const index = names.indexOf(largestName);
-  const [peak, wrong] = await peakRssDuring(server.pid, () => searchInTurn(server, [index], ROUNDS * 3));
+  const [peak, wrong] = await peakRssDuring(() => rssMiB(server.pid), () => searchInTurn(server, [index], ROUNDS * 3));
   const budgetBytes = await metric(server, "quire_search_cache_budget_bytes");
   line(
     "2. deploy shape",
