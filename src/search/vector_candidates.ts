@@ -126,11 +126,13 @@ export class VectorCandidates {
   }
 
   /**
-   * The nearest passage candidates: from the graph in an index large enough to have one; otherwise from a native exact
-   * scan of the float32 vectors on every core, which costs far less than scoring every one in JavaScript.
+   * The nearest passage candidates: from the graph in an index large enough to have one (or that had float16 rows, and
+   * so a graph, before it shrank); otherwise from a native exact scan of the float32 vectors on every core, which costs
+   * far less than scoring every one in JavaScript.
    */
   #nearestPassages(query: Float32Array, count: number): number[] {
-    if (this.#graph.ann !== undefined && this.#docs.passageCount > EXACT_SEARCH_MAX_VECTORS) {
+    const large = this.#docs.passageCount > EXACT_SEARCH_MAX_VECTORS || this.#vectors.halfRows;
+    if (this.#graph.ann !== undefined && large) {
       return this.#graphCandidates(query, count);
     }
     this.#vectors.checkDims(query);

@@ -8,10 +8,12 @@ import { grownTo } from "../util/typed_arrays.ts";
 import { HalfRows } from "../vector_scan/half_rows.ts";
 
 /**
- * From this many rows the vectors move to shared memory. Above the largest index that the native exact search scans
- * whole (`EXACT_SEARCH_MAX_VECTORS`): that library takes no view of shared memory, and gets a copy (see {@link VectorStore.rows}).
+ * From this many rows the vectors move to shared memory: just above the largest index that the native exact search
+ * scans whole (`EXACT_SEARCH_MAX_VECTORS`). That library takes no view of shared memory, so from here on an index's
+ * candidates come from its graph, also if it shrinks below that size again (see `VectorCandidates`); only a store
+ * restored without a graph copies its rows out for it (see {@link VectorStore.rows}).
  */
-const SHARED_FROM_ROWS = 16_384;
+const SHARED_FROM_ROWS = 10_240;
 /** A shared store grows by at least this share of its rows, so that its memory grows once per many writes. */
 const SHARED_GROWTH = 0.125;
 
@@ -36,6 +38,11 @@ export class VectorStore {
   #data = new Float32Array(0);
   #shared: HalfRows | undefined;
   #norms = new Float64Array(0);
+
+  /** Whether the rows are float16 in shared memory (see {@link SHARED_FROM_ROWS}). */
+  get halfRows(): boolean {
+    return this.#shared !== undefined;
+  }
 
   /** The dimensions of the stored vectors, 0 before the first. */
   get dims(): number {
