@@ -1,4 +1,5 @@
 /** A process's resident memory: read once, or its peak while something runs. */
+import { metricIn, metricsText } from "./_server_process.ts";
 
 /** The resident memory (RSS) of process `pid`, in MiB, from `/proc` (which takes `--allow-all`). */
 export async function rssMiB(pid: number): Promise<number> {
@@ -8,8 +9,7 @@ export async function rssMiB(pid: number): Promise<number> {
 
 /** A quire server's resident memory in MiB, as its `/metrics` reports it (no `/proc` access needed). */
 export async function serverRssMiB(server: { url: string }): Promise<number> {
-  const text = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
-  return Number(text.match(/^quire_process_resident_memory_bytes (\d+)/m)![1]) / 1024 / 1024;
+  return metricIn(await metricsText(server), "quire_process_resident_memory_bytes") / 1024 / 1024;
 }
 
 /** The highest of `read()` (an RSS in MiB) while `work` runs, read every `everyMs`; and what `work` returned. */

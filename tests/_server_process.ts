@@ -37,6 +37,17 @@ export async function ok<T = unknown>(server: ServerProcess, body: Record<string
   return json as T;
 }
 
+/** The text of a quire server's `/metrics`. */
+export async function metricsText(server: { url: string }): Promise<string> {
+  return await (await fetch(server.url.replace("/manage", "/metrics"))).text();
+}
+
+/** The value of the metric `name` (with its labels as written there, e.g. `quire_heap_bytes{kind="used"}`) in `text`. */
+export function metricIn(text: string, name: string): number {
+  const escaped = name.replace(/[{}"]/g, "\\$&");
+  return Number(text.match(new RegExp(`^${escaped} (\\d+)`, "m"))?.[1] ?? NaN);
+}
+
 /** Waits until `server` is ready (`/readyz`): its store answers and it has loaded its default model, warmed at start. */
 export async function waitUntilReady(server: ServerProcess): Promise<void> {
   const url = server.url.replace("/manage", "/readyz");

@@ -39,12 +39,6 @@ export class SortedWords {
     return this.#size;
   }
 
-  /** Whether it holds `word`. */
-  has(word: string): boolean {
-    const { block, at } = this.lowerBound(word);
-    return this.#blocks[block]?.[at] === word;
-  }
-
   /** Adds `word`; false if it was there already. */
   add(word: string): boolean {
     if (this.#blocks.length === 0) {

@@ -113,8 +113,7 @@ export class MemoryBudget {
     });
     for (const [oldest, evicted] of this.#entries) {
       if (this.#entries.size <= this.#capacity) break;
-      this.#entries.delete(oldest);
-      this.#onEvict(evicted);
+      this.#letGo(oldest, evicted);
     }
     return entry;
   }
@@ -122,9 +121,7 @@ export class MemoryBudget {
   /** Forgets an index's state. */
   delete(indexId: string): void {
     const entry = this.#entries.get(indexId);
-    if (entry === undefined) return;
-    this.#entries.delete(indexId);
-    this.#onEvict(entry);
+    if (entry !== undefined) this.#letGo(indexId, entry);
   }
 
   /**
@@ -135,8 +132,7 @@ export class MemoryBudget {
     if (this.#entries.get(record.id) !== entry) return false;
     entry.bytes = residentBytes(index);
     if (entry.bytes > this.budgetBytes) {
-      this.#entries.delete(record.id);
-      this.#onEvict(entry);
+      this.#letGo(record.id, entry);
       this.#metrics.countEviction();
       throw indexTooLarge(record.name, entry.bytes, this.budgetBytes);
     }
@@ -159,12 +155,17 @@ export class MemoryBudget {
     for (const [indexId, other] of this.#entries) {
       if (total + incoming <= this.budgetBytes) break;
       if (indexId === keep) continue;
-      this.#entries.delete(indexId);
-      this.#onEvict(other);
+      this.#letGo(indexId, other);
       total -= other.bytes;
       evicted = true;
       this.#metrics.countEviction();
     }
     return evicted;
+  }
+
+  /** Forgets the state `entry` of an index, and tells of it. */
+  #letGo(indexId: string, entry: CachedIndex): void {
+    this.#entries.delete(indexId);
+    this.#onEvict(entry);
   }
 }

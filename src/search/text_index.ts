@@ -1,9 +1,9 @@
 /**
- * Okapi BM25 full-text scoring. Each term (a stemmed word, see {@link Analyzer}) has the list of slots (documents) that
- * hold it ({@link TermHolders}), and a sorted set holds the terms, so that typos and prefixes are walked to without a
- * scan of every term (see `word_walks.ts`); beside them this index keeps what BM25 needs: each document's length and the counts of
- * its repeated terms. A second set holds the words whose term differs from them ("running" for "run"), so that typos
- * and prefixes are matched against the words people type.
+ * Okapi BM25 full-text scoring. Each term (a stemmed word, see {@link Analyzer}) has the slots (documents) that hold it
+ * ({@link TermPostings}), and a sorted set holds the terms, so that typos and prefixes are walked to without a scan of
+ * every term (see `word_walks.ts`); beside them this index keeps what BM25 needs: each document's length and the counts
+ * of its repeated terms. A second set holds the words whose term differs from them ("running" for "run"), so that
+ * typos and prefixes are matched against the words people type.
  *
  * A query word matches its own term exactly, and, as asked, the terms within a few typos of it and, for the last word,
  * those it is a prefix of. A document scores each query word by its best match, weighted down for typos and prefixes,

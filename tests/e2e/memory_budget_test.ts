@@ -5,7 +5,15 @@
  * test fails if evicted memory is not given back.
  */
 import assert from "node:assert/strict";
-import { ok, serverEnvironment, type ServerProcess, startServerProcess, waitUntilReady } from "../_server_process.ts";
+import {
+  metricIn,
+  metricsText,
+  ok,
+  serverEnvironment,
+  type ServerProcess,
+  startServerProcess,
+  waitUntilReady,
+} from "../_server_process.ts";
 import { testModels } from "../_helpers.ts";
 import { unitVector } from "../_vectors.ts";
 import { peakRssDuring, serverRssMiB } from "../_process_memory.ts";
@@ -25,11 +33,6 @@ async function environment(): Promise<Record<string, string>> {
   const models = { ...await testModels(), "client-384": { version: "1", dimensions: DIMS } };
   await Deno.writeTextFile(env.MODELS_FILE!, JSON.stringify(models));
   return env;
-}
-
-async function metric(server: ServerProcess, name: string): Promise<number> {
-  const text = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
-  return Number(text.match(new RegExp(`^${name} (\\d+)`, "m"))?.[1] ?? NaN);
 }
 
 /** Searches every index in turn, `ROUNDS` times, by a document's vector and by its own word; checks each top hit. */
@@ -94,8 +97,11 @@ Deno.test("with SEARCH_CACHE_MB at about one index, many indexes searched in tur
     const [peak] = await peakRssDuring(() => serverRssMiB(server), () => searchInTurn(server));
     runs[run] = { idle, peak };
     if (run === "budget") {
-      assert.ok(await metric(server, "quire_search_cache_evictions_total") >= INDEXES * ROUNDS - 1, "evictions");
-      assert.ok(await metric(server, "quire_search_cache_bytes") <= budget! * MIB);
+      assert.ok(
+        metricIn(await metricsText(server), "quire_search_cache_evictions_total") >= INDEXES * ROUNDS - 1,
+        "evictions",
+      );
+      assert.ok(metricIn(await metricsText(server), "quire_search_cache_bytes") <= budget! * MIB);
     }
   }
   const { budget, none } = runs as Record<string, { idle: number; peak: number }>;

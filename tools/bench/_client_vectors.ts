@@ -3,7 +3,13 @@
  * HTTP, the wait until the server's background work after a load is done, and the p50 of searches at 8 clients.
  */
 import { testModels } from "../../tests/_helpers.ts";
-import { PERMISSIONS, serverEnvironment, type ServerProcess, startServerProcess } from "../../tests/_server_process.ts";
+import {
+  metricsText,
+  PERMISSIONS,
+  serverEnvironment,
+  type ServerProcess,
+  startServerProcess,
+} from "../../tests/_server_process.ts";
 import { ok, timed } from "./_bench_helpers.ts";
 import { unitVector } from "../../tests/_vectors.ts";
 import { benchDocs, benchQueries, quantile } from "./_corpus.ts";
@@ -110,10 +116,6 @@ export async function settle(server: ServerProcess): Promise<number> {
 /** How many vectors wait to join the server's graphs, from its metrics. */
 export async function graphInsertsWaiting(server: ServerProcess): Promise<number> {
   return insertsWaiting(await metricsText(server));
-}
-
-async function metricsText(server: ServerProcess): Promise<string> {
-  return await (await fetch(server.url.replace("/manage", "/metrics"))).text();
 }
 
 function insertsWaiting(metrics: string): number {

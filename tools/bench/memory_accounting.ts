@@ -9,7 +9,7 @@
  *   deno task bench:memory --docs 15000,15000   # any sizes, loaded in that order
  */
 import { parseArgs } from "node:util";
-import type { ServerProcess } from "../../tests/_server_process.ts";
+import { metricIn, metricsText, type ServerProcess } from "../../tests/_server_process.ts";
 import { line, ok, rssMiB } from "./_bench_helpers.ts";
 import { dictionaryWords } from "./_corpus.ts";
 import {
@@ -32,13 +32,13 @@ async function quietMemory(
   server: ServerProcess,
 ): Promise<{ rss: number; heap: number; used: number; external: number }> {
   await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
-  const text = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
-  const mib = (pattern: RegExp) => Number(text.match(pattern)?.[1] ?? NaN) / 1024 / 1024;
+  const text = await metricsText(server);
+  const mib = (name: string) => metricIn(text, name) / 1024 / 1024;
   return {
     rss: await rssMiB(server.pid),
-    heap: mib(/^quire_heap_bytes\{kind="total"\} (\d+)/m),
-    used: mib(/^quire_heap_bytes\{kind="used"\} (\d+)/m),
-    external: mib(/^quire_external_memory_bytes (\d+)/m),
+    heap: mib('quire_heap_bytes{kind="total"}'),
+    used: mib('quire_heap_bytes{kind="used"}'),
+    external: mib("quire_external_memory_bytes"),
   };
 }
 

@@ -11,7 +11,13 @@
  */
 import { parseArgs } from "node:util";
 import { deployModeFlags } from "../../start_deploy.ts";
-import { type ServerProcess, startServerProcess, waitUntilReady } from "../../tests/_server_process.ts";
+import {
+  metricIn,
+  metricsText,
+  type ServerProcess,
+  startServerProcess,
+  waitUntilReady,
+} from "../../tests/_server_process.ts";
 import { peakRssDuring, rssMiB } from "../../tests/_process_memory.ts";
 import { line, ok } from "./_bench_helpers.ts";
 import { dictionaryWords } from "./_corpus.ts";
@@ -37,13 +43,6 @@ const MIB = 1024 * 1024;
 /** What the budget counts of an index against its `memoryBytes` (as `MemoryBudget` does). */
 const RESIDENT_PER_ESTIMATED_BYTE = 1.35;
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-/** A metric of the server's `/metrics`, by its name and labels as written there. */
-async function metric(server: ServerProcess, name: string): Promise<number> {
-  const text = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
-  const escaped = name.replace(/[{}"]/g, "\\$&");
-  return Number(text.match(new RegExp(`^${escaped} (\\d+)`, "m"))?.[1] ?? NaN);
-}
 
 /**
  * Searches the indexes at `positions` (of {@link SIZES}) in turn, `rounds` times, by one document's vector and by its
@@ -109,7 +108,7 @@ const budget = Math.ceil(largest * RESIDENT_PER_ESTIMATED_BYTE * 1.1 / MIB);
     () => searchInTurn(server, [...names.keys()], ROUNDS),
   );
   const seconds = (performance.now() - started) / 1000;
-  const evictions = await metric(server, "quire_search_cache_evictions_total");
+  const evictions = metricIn(await metricsText(server), "quire_search_cache_evictions_total");
   const allowed = idle + 1.25 * budget + 64;
   line(
     "2. budget",
@@ -129,7 +128,7 @@ const budget = Math.ceil(largest * RESIDENT_PER_ESTIMATED_BYTE * 1.1 / MIB);
   const idle = await rssMiB(server.pid);
   const index = names.indexOf(largestName);
   const [peak, wrong] = await peakRssDuring(() => rssMiB(server.pid), () => searchInTurn(server, [index], ROUNDS * 3));
-  const budgetBytes = await metric(server, "quire_search_cache_budget_bytes");
+  const budgetBytes = metricIn(await metricsText(server), "quire_search_cache_budget_bytes");
   line(
     "2. deploy shape",
     `start:deploy (wasm, budget ${(budgetBytes / MIB).toFixed(0)} MiB) serving the ${SIZES[index]}-document index: ` +
