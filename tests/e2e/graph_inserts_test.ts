@@ -12,6 +12,7 @@ import { GraphInserts, MAX_GRAPH_BACKLOG } from "../../src/index_state/graph_ins
 import type { IndexRecord } from "../../src/storage/index_records.ts";
 import { indexKey } from "../../src/storage/kv_keys.ts";
 import { readSnapshot } from "../../src/storage/snapshot_store.ts";
+import { metricsText } from "../_server_process.ts";
 import { decodeSearchSnapshot } from "../../src/search/search_snapshot_codec.ts";
 import { asForeground } from "../../src/util/time_slices.ts";
 import { snapshotBytes, startTestServer, testModels } from "../_helpers.ts";
@@ -203,8 +204,7 @@ Deno.test("the server adds waiting vectors to the graph in the background, and s
   await server.service.context.background.idle();
   assert.equal(index.pendingGraphInserts, 0);
   assert.equal(index.graphInsertsDue, false);
-  const metrics = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
-  assert.match(metrics, /^quire_graph_inserts_waiting 0$/m);
+  assert.match(await metricsText(server), /^quire_graph_inserts_waiting 0$/m);
 });
 
 Deno.test("a state read for a snapshot stays in memory when it fits, and later writes keep it and its graph current", async () => {

@@ -9,7 +9,7 @@
  * `--quick`: 10 s of writers and three 5,000-document indexes.
  */
 import { parseArgs } from "node:util";
-import { type ServerProcess, startServerProcess } from "../../tests/_server_process.ts";
+import { metricIn, metricsText, type ServerProcess, startServerProcess } from "../../tests/_server_process.ts";
 import { benchDocs, benchQueries, ms, quantile } from "./_corpus.ts";
 import { line, ok, rssMiB, writeFastModelRegistry } from "./_bench_helpers.ts";
 
@@ -146,8 +146,7 @@ console.log(`quire many-instances benchmark: ${Deno.build.target}, ${navigator.h
     }
     await reference.stop();
     clearInterval(sampler);
-    const metrics = await (await fetch(server.url.replace("/manage", "/metrics"))).text();
-    const evictions = metrics.match(/^quire_search_cache_evictions_total (\d+)/m)?.[1] ?? "0";
+    const evictions = metricIn(await metricsText(server), "quire_search_cache_evictions_total");
     const sizes = await Promise.all(
       names.map((name) => ok<{ memoryBytes?: number }>(server, { action: "getIndex", indexName: name })),
     );

@@ -12,7 +12,7 @@ import { listDocs } from "../../src/storage/doc_records.ts";
 import type { IndexRecord } from "../../src/storage/index_records.ts";
 import { indexKey } from "../../src/storage/kv_keys.ts";
 import { readSnapshotPointer } from "../../src/storage/snapshot_store.ts";
-import { type ServerProcess, startServerProcess } from "../../tests/_server_process.ts";
+import { metricsText, type ServerProcess, startServerProcess } from "../../tests/_server_process.ts";
 import { benchDocs, benchQueries, ms, quantile } from "./_corpus.ts";
 import { type CoresBusy, coresBusyDuring, line, ok, rssMiB, timed, writeFastModelRegistry } from "./_bench_helpers.ts";
 import { measureEmbeddingThroughput } from "./embedding_throughput.ts";
@@ -85,7 +85,7 @@ function pct(value: number, base: number): string {
 
 /** The `quire_index_loads_total` samples of a server's `/metrics`, as `kind=count` pairs. */
 async function loadCounts(target: ServerProcess): Promise<string> {
-  const text = await (await fetch(target.url.replace("/manage", "/metrics"))).text();
+  const text = await metricsText(target);
   return [...text.matchAll(/^quire_index_loads_total\{kind="(\w+)"\} (\d+)/gm)].map(([, kind, n]) => `${kind}=${n}`)
     .join(", ");
 }
