@@ -9,6 +9,7 @@ import { IndexStates } from "./index_state/index_states.ts";
 import { searchCacheBudgetBytes } from "./index_state/memory_budget.ts";
 import { RecordCache } from "./storage/record_cache.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
+import { LOG_RETENTION_MS } from "./storage/change_log.ts";
 import { BodyDeadlines } from "./http/read_json_body.ts";
 import { DEFAULT_MODEL_ID } from "./embedding/model_registry.ts";
 import { createServiceHandler } from "./http/service_handler.ts";
@@ -109,7 +110,16 @@ export async function createService(
     metrics,
     instance,
   };
-  background.run("collect garbage", () => collectGarbage(kv));
+  // At start, for what a killed process left, and then once per log retention time, for the log that the snapshots of
+  // an index no longer written to cover.
+  let collecting = false;
+  const collect = () => {
+    if (collecting) return;
+    collecting = true;
+    background.run("collect garbage", () => collectGarbage(kv).finally(() => collecting = false));
+  };
+  collect();
+  const collector = setInterval(collect, LOG_RETENTION_MS);
   // Warm the default model, so that the first search does not wait for it; a failure shows in /readyz instead.
   embedder.load(DEFAULT_MODEL_ID).catch(() => {});
   // Queued writes (`options.wait: false`); the listener ends when the store closes.
@@ -132,6 +142,7 @@ export async function createService(
     context,
     handler: (request, info) => handler(request, info ?? IN_PROCESS),
     async close() {
+      clearInterval(collector);
       jobs.stop();
       bodyDeadlines.stop();
       await log?.flush();

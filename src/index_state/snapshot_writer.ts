@@ -157,7 +157,7 @@ export class SnapshotWriter {
         writeSnapshot(this.#kv, address.id, {
           revision: index.revision,
           pieces: encodeSearchSnapshot(index, slices),
-        }, { lease, pace: () => slices.next(), replaces: log.unreadableVersion })
+        }, { lease, pace: () => slices.next(), replaces: log.unreadableVersion, logBytes: covered })
       );
     } finally {
       if (written === null) log.logBytes += covered;

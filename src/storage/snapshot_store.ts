@@ -23,14 +23,21 @@ export interface SnapshotPointer {
   history?: SnapshotSwap[];
 }
 
-/** When a snapshot of which revision was swapped in. */
+/** When a snapshot of which revision was swapped in, and how many bytes of log it covered beyond the one before. */
 export interface SnapshotSwap {
   revision: number;
   at: number;
+  /** Absent in swaps written before it was kept. */
+  logBytes?: number;
 }
 
-/** Swaps kept in a pointer's history. */
-const HISTORY_LENGTH = 8;
+/**
+ * Swaps kept in a pointer's history: enough that the log they cover together outgrows the snapshot (each covers about
+ * a tenth of it, see `SnapshotPolicy`), so that {@link truncatableRevision} can bound the log by the snapshot's size.
+ */
+const HISTORY_LENGTH = 16;
+/** Log that stays readable for the whole retention time, however small the snapshot. */
+const MIN_RETAINED_LOG_BYTES = 4 * 1024 * 1024;
 
 /** Who may write an index's next snapshot, until when. */
 export interface SnapshotLease {
@@ -53,6 +60,8 @@ export interface SnapshotWriteOptions {
    * revision, where a snapshot is otherwise refused as not newer.
    */
   replaces?: string | undefined;
+  /** Bytes of log that this snapshot covers beyond the current one, as far as the writer counted them. */
+  logBytes?: number;
 }
 
 /** A snapshot as it is read: its pointer, and its bytes in chunks as they arrive. */
@@ -125,7 +134,11 @@ export async function writeSnapshot(
     revision: snapshot.revision,
     chunks,
     bytes,
-    history: [...earlier, { revision: snapshot.revision, at: options.now ?? Date.now() }].slice(-HISTORY_LENGTH),
+    history: [...earlier, {
+      revision: snapshot.revision,
+      at: options.now ?? Date.now(),
+      logBytes: options.logBytes ?? 0,
+    }].slice(-HISTORY_LENGTH),
   };
   const newer = (previous.value?.revision ?? -1) < snapshot.revision ||
     (options.replaces !== undefined && previous.value?.versionId === options.replaces);
@@ -183,15 +196,23 @@ export async function deleteAbandonedVersions(
 }
 
 /**
- * The revision up to which the change log may be deleted at `now`, so that it stays readable for `retentionMs`: that
- * of the newest snapshot swapped in at least that long ago (0 when none was). A process that was current within the
- * window holds a revision at least that high, so it catches up from the log alone.
+ * The revision up to which the change log may be deleted at `now`: that of the newest snapshot swapped in at least
+ * `retentionMs` ago, or after which later snapshots covered more log than the current snapshot's size (and
+ * {@link MIN_RETAINED_LOG_BYTES}); 0 when there is none. A process that was current within the window catches up from
+ * the log alone, unless it would replay more than a snapshot's bytes, when reloading the snapshot costs less. So the log
+ * stays about the snapshot's size however many writes pass through the index.
  */
 export function truncatableRevision(pointer: SnapshotPointer | null, now: number, retentionMs: number): number {
-  const history = pointer === null ? [] : pointer.history ?? [{ revision: pointer.revision, at: 0 }];
-  let revision = 0;
-  for (const swap of history) if (swap.at <= now - retentionMs) revision = Math.max(revision, swap.revision);
-  return revision;
+  if (pointer === null) return 0;
+  const history = pointer.history ?? [{ revision: pointer.revision, at: 0 }];
+  const bound = Math.max(pointer.bytes, MIN_RETAINED_LOG_BYTES);
+  let laterLogBytes = 0;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const swap = history[i]!;
+    if (swap.at <= now - retentionMs || laterLogBytes >= bound) return swap.revision;
+    laterLogBytes += swap.logBytes ?? 0;
+  }
+  return 0;
 }
 
 /**

@@ -96,6 +96,25 @@ Deno.test("the change log stays readable for the retention window after a snapsh
   );
 });
 
+Deno.test("the change log within the retention window is kept only up to the snapshot's size", () => {
+  const mib = 1024 * 1024;
+  // A snapshot of 20 MiB, swapped in every second, each covering 3 MiB of log more than the one before.
+  const history = Array.from({ length: 12 }, (_, i) => ({ revision: 10 * (i + 1), at: 1_000 * i, logBytes: 3 * mib }));
+  const pointer = { versionId: "v", revision: 120, chunks: 400, bytes: 20 * mib, history };
+  // Swaps 5 to 11 covered 21 MiB of log after swap 4's revision (50): a process behind that reloads the snapshot.
+  assert.equal(truncatableRevision(pointer, 12_000, 600_000), 50);
+  assert.equal(
+    truncatableRevision({ ...pointer, bytes: 40 * mib }, 12_000, 600_000),
+    0,
+    "a larger snapshot keeps all of that log",
+  );
+  assert.equal(
+    truncatableRevision({ ...pointer, bytes: 1, history: history.slice(-3) }, 12_000, 600_000),
+    100,
+    "a small snapshot still keeps at least 4 MiB of log: the 6 MiB of the last two swaps",
+  );
+});
+
 Deno.test("a snapshot writer's lease keeps another instance out until it expires, then that instance writes", async () => {
   await using a = await startTestServer();
   await using b = await startTestServer({ kvPath: a.kvPath, key: a.key });
