@@ -1,10 +1,10 @@
 /**
  * The snapshot format of an index's search state: the language of its full-text side, its documents by slot (id,
- * text, metadata as JSON, term count, and their passages' slots, spans and vectors as float32, each stored once), the
- * full-text postings and the words typos and prefixes are matched against, the HNSW graph of passages (empty when
- * the index has none) and how searches of the graph were tuned, so that a load rebuilds nothing it can read. It is
- * written in frames of about a MiB (see {@link FrameReader}) that end between records, so that a load decodes each
- * as it arrives and never holds the snapshot whole.
+ * text, metadata as JSON, term count, and their passages' slots, spans and vectors, each stored once: as float16 where
+ * the index holds them so, otherwise as float32), the full-text postings and the words typos and prefixes are matched
+ * against, the HNSW graph of passages (empty when the index has none) and how searches of the graph were tuned, so that
+ * a load rebuilds nothing it can read. It is written in frames of about a MiB (see {@link FrameReader}) that end
+ * between records, so that a load decodes each as it arrives and never holds the snapshot whole.
  */
 import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
@@ -20,7 +20,9 @@ import type { SnapshotView } from "./snapshot_view.ts";
 import { beginFrame, endFrame, FrameReader } from "../util/byte_frames.ts";
 
 /** The format's name, the first frame's bytes; formats up to 4, written without frames, begin the same way. */
-const FORMAT = "quire-search-5";
+const FORMAT = "quire-search-6";
+/** The format before this one, which still reads: vectors as float32 only, and no flag saying which. */
+const FORMAT_FLOAT32_ONLY = "quire-search-5";
 
 /** How much an encoding writes before it ends a frame and hands the bytes on: a snapshot is never held whole. */
 const PIECE_BYTES = 1 << 20;
@@ -64,6 +66,7 @@ function* writeRecords(view: SnapshotView, out: ByteWriter): Generator<void> {
   out.f64(view.revision);
   out.u32(view.slots);
   out.u32(view.dims);
+  out.u8(view.halfRows ? 1 : 0);
   for (let slot = 0; slot < view.slots; slot++) {
     yield;
     const doc = view.doc(slot);
@@ -78,7 +81,11 @@ function* writeRecords(view: SnapshotView, out: ByteWriter): Generator<void> {
     out.u32(doc.length);
     out.words(doc.content.spans ?? new Uint32Array(0));
     out.words(Uint32Array.from(doc.passages));
-    for (const vector of doc.vectors) out.words(vector);
+    // Rows read back from float16 are float16 values, so they narrow again exactly: half the bytes, and a load copies
+    // them as they are.
+    if (view.halfRows) {
+      for (const vector of doc.vectors) out.append(new Uint8Array(Float16Array.from(vector).buffer));
+    } else for (const vector of doc.vectors) out.words(vector);
   }
   // Terms are never empty, so an empty one ends the postings.
   for (const term of view.terms) {
@@ -134,9 +141,11 @@ export async function decodeSearchSnapshot(
 ): Promise<SearchIndex> {
   const frames = new FrameReader(chunks instanceof Uint8Array ? oneChunk(chunks) : chunks);
   const format = new TextDecoder().decode(await frames.next() ?? new Uint8Array(0));
-  if (format !== FORMAT) throw new Error(`Unknown search snapshot format "${format}"`);
+  if (format !== FORMAT && format !== FORMAT_FLOAT32_ONLY) {
+    throw new Error(`Unknown search snapshot format "${format}"`);
+  }
   let input = new ByteReader(await nextFrame(frames));
-  const records = readRecords(input, options);
+  const records = readRecords(input, { ...options, flagsHalfRows: format === FORMAT });
   for (let step = records.next();; step = records.next(input)) {
     if (step.done) {
       if (await frames.next() !== null) throw new Error("The snapshot goes on after its last record");
@@ -161,7 +170,10 @@ async function nextFrame(frames: FrameReader): Promise<Uint8Array> {
  * to be handed the reader of the frame to go on in: the current one until it is read to its end. A frame's bytes are
  * reused once it is read, so whatever outlives a record is copied out of it.
  */
-function* readRecords(first: ByteReader, options: SnapshotDecodeOptions): Generator<void, SearchIndex, ByteReader> {
+function* readRecords(
+  first: ByteReader,
+  options: SnapshotDecodeOptions & { flagsHalfRows: boolean },
+): Generator<void, SearchIndex, ByteReader> {
   let input = first;
   const language = input.string();
   if (options.language !== undefined && language !== options.language) {
@@ -170,6 +182,7 @@ function* readRecords(first: ByteReader, options: SnapshotDecodeOptions): Genera
   const revision = input.f64();
   const slots = input.u32();
   const dims = input.u32();
+  const halfRows = options.flagsHalfRows && input.u8() === 1;
   const ids: (string | undefined)[] = Array.from({ length: slots }, () => undefined);
   const contents: (DocContent | undefined)[] = Array.from({ length: slots }, () => undefined);
   const passages: (number[] | undefined)[] = Array.from({ length: slots }, () => undefined);
@@ -189,7 +202,8 @@ function* readRecords(first: ByteReader, options: SnapshotDecodeOptions): Genera
     if (spans.length > 0) content.spans = spans.slice();
     contents[slot] = content;
     const rows = Array.from(input.uints());
-    for (const row of rows) vectors.set(row, input.floats());
+    if (halfRows) { for (const row of rows) vectors.setHalves(row, input.bytes(2 * dims)); }
+    else for (const row of rows) vectors.set(row, input.floats());
     passages[slot] = rows;
     docs++;
   }

@@ -37,6 +37,8 @@ export class SnapshotView {
   /** Document slots when opened: later ones did not exist. */
   readonly slots: number;
   readonly dims: number;
+  /** Whether the vectors are float16 rows (see `VectorStore.halfRows`): a snapshot stores them so. */
+  readonly halfRows: boolean;
   readonly language: string;
   readonly graph: GraphFile | undefined;
   /** How the graph side found vector candidates. */
@@ -60,6 +62,7 @@ export class SnapshotView {
     this.revision = parts.revision;
     this.slots = parts.ids.length;
     this.dims = parts.vectors.dims;
+    this.halfRows = parts.vectors.halfRows;
     this.language = parts.text.analyzer.language;
     this.graph = parts.graph;
     this.plan = parts.plan;

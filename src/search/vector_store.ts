@@ -74,6 +74,22 @@ export class VectorStore {
   }
 
   /**
+   * Stores the vector of a slot from the float16 values `halves` (as bytes) of a row that a store with
+   * {@link halfRows} held, as a snapshot keeps it: copied as it is into shared memory, or widened where there is none.
+   */
+  setHalves(slot: number, halves: Uint8Array): void {
+    const dims = halves.byteLength / 2;
+    if (this.#dims === 0) this.#dims = dims;
+    this.#grow(slot + 1, 1);
+    if (this.#shared !== undefined && dims === this.#dims) {
+      this.#norms[slot] = this.#shared.setHalves(slot, halves);
+    } else {
+      // A Float16Array views only 2-byte aligned bytes.
+      this.set(slot, Float32Array.from(new Float16Array(halves.slice().buffer)));
+    }
+  }
+
+  /**
    * The stored vector of a slot, as a view that callers must not change; from shared memory, a copy of the row as
    * stored, which is the vector scaled (see {@link HalfRows}), as a cosine reads it.
    */

@@ -37,6 +37,8 @@ export class HalfRows {
   #capacity = 0;
   /** The float32 row area, viewed anew whenever the memory grows. */
   #floatRow!: Float32Array;
+  /** The whole memory as bytes, viewed anew whenever it grows: reading a shared memory's buffer makes a new object. */
+  #bytes!: Uint8Array;
 
   /** Throws where the runtime has no shared WebAssembly memory. */
   constructor(dims: number, capacity: number) {
@@ -77,6 +79,17 @@ export class HalfRows {
     for (let i = 0; i < vector.length; i++) largest = Math.max(largest, Math.abs(vector[i]!));
     this.#floatRow.set(vector);
     return Math.sqrt(this.#kernels.toHalves(this.#floats, this.#stride, scaleFor(largest), this.#rowAt(slot)));
+  }
+
+  /**
+   * Writes the row of a slot within the capacity as the float16 values `halves` (`dims` of them, as bytes), which are
+   * a row this class stored, so within its scale already; returns the length of the row.
+   */
+  setHalves(slot: number, halves: Uint8Array): number {
+    const at = this.#rowAt(slot);
+    this.#bytes.set(halves, at);
+    this.#bytes.fill(0, at + halves.byteLength, at + this.#stride);
+    return Math.sqrt(this.#kernels.halfSquares(at, this.#stride));
   }
 
   /** The row of a slot as stored (scaled), as a float32 copy. */
@@ -132,6 +145,7 @@ export class HalfRows {
   #remap(): void {
     const buffer = this.#memory.buffer;
     this.#floatRow = new Float32Array(buffer, this.#floats, this.#dims);
+    this.#bytes = new Uint8Array(buffer);
     this.#capacity = Math.floor((buffer.byteLength - this.#rows) / this.#stride);
   }
 }

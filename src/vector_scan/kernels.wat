@@ -217,6 +217,15 @@
       (f64x2.add (local.get $sum) (f64x2.add (f64x2.mul (local.get $a) (local.get $a)) (f64x2.mul (local.get $b) (local.get $b))))
       (f64x2.add (f64x2.mul (local.get $c) (local.get $c)) (f64x2.mul (local.get $d) (local.get $d)))))
 
+  ;; The sum of the squares of the float16 row at `row` (`stride` bytes), in float64, added up as toHalves adds them.
+  (func (export "halfSquares") (param $row i32) (param $stride i32) (result f64)
+    (local $j i32) (local $sum v128)
+    (loop $step
+      (local.set $sum (call $halfSquares (local.get $sum) (v128.load (i32.add (local.get $row) (local.get $j)))))
+      (local.set $j (i32.add (local.get $j) (i32.const 16)))
+      (br_if $step (i32.lt_u (local.get $j) (local.get $stride))))
+    (call $pairSum (local.get $sum)))
+
   ;; Writes the float16 row at `row` (`stride` bytes) as float32 at `floats`.
   (func (export "fromHalves") (param $row i32) (param $stride i32) (param $floats i32)
     (local $j i32) (local $h v128) (local $at i32)

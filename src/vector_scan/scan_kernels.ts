@@ -21,6 +21,8 @@ export interface ScanKernels {
    * rounded to nearest; returns the sum of the squares of the halves written.
    */
   toHalves(floats: number, stride: number, scale: number, row: number): number;
+  /** The sum of the squares of the float16 row at `row`, `stride` bytes, added up as {@link toHalves} adds them. */
+  halfSquares(row: number, stride: number): number;
   /** Writes the float16 row at `row`, `stride` bytes, as float32 at `floats`. */
   fromHalves(row: number, stride: number, floats: number): void;
   /**

@@ -83,6 +83,31 @@ Deno.test("float16 rows round as the runtime's Float16Array does, at any scale, 
   assert.deepEqual(rows.row(12), new Float32Array(DIMS));
 });
 
+Deno.test("float16 rows stored from their halves, as a snapshot keeps them, score as the rows they came from", () => {
+  const rows = 10_300;
+  const original = new VectorStore();
+  for (let slot = 0; slot < rows; slot++) original.set(slot, vector(slot));
+  assert.ok(original.halfRows);
+  const halvesOf = (slot: number) => new Uint8Array(Float16Array.from(original.row(slot)).buffer);
+  const copied = new VectorStore();
+  copied.reserve(rows, DIMS);
+  // Through a view at an odd offset, as a snapshot's frame hands them on.
+  const framed = new Uint8Array(1 + DIMS * 2);
+  for (let slot = 0; slot < rows; slot++) {
+    framed.set(halvesOf(slot), 1);
+    copied.setHalves(slot, framed.subarray(1));
+  }
+  const slots = Array.from({ length: 500 }, (_, i) => i * 20);
+  const query = vector(1e6);
+  assert.deepEqual(copied.scores(query, slots), original.scores(query, slots), "the same rows and lengths");
+  assert.deepEqual(copied.row(77), original.row(77));
+  // A store without shared memory (fewer rows) widens the halves.
+  const small = new VectorStore();
+  small.setHalves(3, halvesOf(3));
+  assert.ok(!small.halfRows);
+  assert.deepEqual(small.row(3), original.row(3));
+});
+
 Deno.test("shared rows score odd counts, counts past one kernel call, and halves on the helper thread", async () => {
   const rows = new HalfRows(DIMS, 10);
   for (let slot = 0; slot < 5_000; slot++) {
