@@ -83,9 +83,10 @@ function* writeRecords(view: SnapshotView, out: ByteWriter): Generator<void> {
     out.words(Uint32Array.from(doc.passages));
     // Rows read back from float16 are float16 values, so they narrow again exactly: half the bytes, and a load copies
     // them as they are.
-    if (view.halfRows) {
-      for (const vector of doc.vectors) out.append(new Uint8Array(Float16Array.from(vector).buffer));
-    } else for (const vector of doc.vectors) out.words(vector);
+    for (const vector of doc.vectors) {
+      if (view.halfRows) out.append(new Uint8Array(Float16Array.from(vector).buffer));
+      else out.words(vector);
+    }
   }
   // Terms are never empty, so an empty one ends the postings.
   for (const term of view.terms) {
@@ -202,8 +203,10 @@ function* readRecords(
     if (spans.length > 0) content.spans = spans.slice();
     contents[slot] = content;
     const rows = Array.from(input.uints());
-    if (halfRows) { for (const row of rows) vectors.setHalves(row, input.bytes(2 * dims)); }
-    else for (const row of rows) vectors.set(row, input.floats());
+    for (const row of rows) {
+      if (halfRows) vectors.setHalves(row, input.bytes(2 * dims));
+      else vectors.set(row, input.floats());
+    }
     passages[slot] = rows;
     docs++;
   }
