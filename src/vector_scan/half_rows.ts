@@ -37,8 +37,6 @@ export class HalfRows {
   #capacity = 0;
   /** The float32 row area, viewed anew whenever the memory grows. */
   #floatRow!: Float32Array;
-  /** The whole memory as bytes, viewed anew whenever it grows: reading a shared memory's buffer makes a new object. */
-  #bytes!: Uint8Array;
 
   /** Throws where the runtime has no shared WebAssembly memory. */
   constructor(dims: number, capacity: number) {
@@ -87,8 +85,9 @@ export class HalfRows {
    */
   setHalves(slot: number, halves: Uint8Array): number {
     const at = this.#rowAt(slot);
-    this.#bytes.set(halves, at);
-    this.#bytes.fill(0, at + halves.byteLength, at + this.#stride);
+    const row = new Uint8Array(this.#memory.buffer, at, this.#stride);
+    row.set(halves);
+    row.fill(0, halves.byteLength);
     return Math.sqrt(this.#kernels.halfSquares(at, this.#stride));
   }
 
@@ -145,7 +144,6 @@ export class HalfRows {
   #remap(): void {
     const buffer = this.#memory.buffer;
     this.#floatRow = new Float32Array(buffer, this.#floats, this.#dims);
-    this.#bytes = new Uint8Array(buffer);
     this.#capacity = Math.floor((buffer.byteLength - this.#rows) / this.#stride);
   }
 }
