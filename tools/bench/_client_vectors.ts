@@ -33,12 +33,18 @@ export function vectorOf(corpus: Corpus, seed: number): number[] {
   return unitVector(seed, DIMS, corpus === "clustered").map((x) => Math.round(x * 1e6) / 1e6);
 }
 
-/** An environment for a server over a fresh store, with the model `client-384` for client vectors, and `settings`. */
-export async function clientVectorEnvironment(settings: Record<string, string> = {}): Promise<Record<string, string>> {
+/**
+ * An environment for a server over a fresh store, with the model `client-<dims>` (`client-384` by default) for client
+ * vectors, and `settings`.
+ */
+export async function clientVectorEnvironment(
+  settings: Record<string, string> = {},
+  dims = DIMS,
+): Promise<Record<string, string>> {
   const env = { ...await serverEnvironment(), ...settings };
   await Deno.writeTextFile(
     env.MODELS_FILE!,
-    JSON.stringify({ ...await testModels(), "client-384": { version: "1", dimensions: DIMS } }),
+    JSON.stringify({ ...await testModels(), [`client-${dims}`]: { version: "1", dimensions: dims } }),
   );
   return env;
 }

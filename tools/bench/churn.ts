@@ -12,12 +12,11 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
-import { testModels } from "../../tests/_helpers.ts";
-import { serverEnvironment, type ServerProcess } from "../../tests/_server_process.ts";
+import type { ServerProcess } from "../../tests/_server_process.ts";
 import { unitVector } from "../../tests/_vectors.ts";
 import { line, ok, rssMiB, timed } from "./_bench_helpers.ts";
 import { dictionaryWords, quantile } from "./_corpus.ts";
-import { dictionaryText, settle, startClientVectorServer } from "./_client_vectors.ts";
+import { clientVectorEnvironment, dictionaryText, settle, startClientVectorServer } from "./_client_vectors.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -35,11 +34,7 @@ const root = new URL("../..", import.meta.url).pathname;
 
 /** A server over a fresh store whose model `client-64` takes 64-d client vectors. */
 async function freshServer(): Promise<{ server: ServerProcess; kvPath: string }> {
-  const env = await serverEnvironment();
-  await Deno.writeTextFile(
-    env.MODELS_FILE!,
-    JSON.stringify({ ...await testModels(), "client-64": { version: "1", dimensions: DIMS } }),
-  );
+  const env = await clientVectorEnvironment({}, DIMS);
   return { server: await startClientVectorServer(root, env), kvPath: env.DENO_KV_PATH! };
 }
 
