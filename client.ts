@@ -16,9 +16,12 @@
  */
 import type {
   AddDocsResult,
+  CreatedKey,
+  CreateKeyRequest,
   DocumentInput,
   DocView,
   IndexView,
+  ListedKey,
   ManageRequestInput,
   PassageOptions,
   RequestInputOf,
@@ -45,8 +48,20 @@ export type { AddDocsResult, SearchResult };
  */
 export type SearchOptions = Omit<RequestInputOf<"search">, "action" | "projectId" | "indexName" | "query">;
 
+/**
+ * Options of every write: `idempotencyKey` is sent as `Idempotency-Key`, so that a retry of a write whose answer was
+ * lost gets that answer again instead of writing twice.
+ */
+export interface WriteOptions {
+  /** 1-255 printable ASCII characters, new for each write and the same for its retries. */
+  idempotencyKey?: string;
+}
+
+/** Options of `createKey`: what the key may do, or a public JWK to register for tenant tokens. */
+export type CreateKeyOptions = Omit<CreateKeyRequest, "action" | "projectId"> & WriteOptions;
+
 /** Options of `createIndex`; with `wait: false` the server queues the write and answers with the index at once. */
-export interface CreateIndexOptions {
+export interface CreateIndexOptions extends WriteOptions {
   /** The embedding model; `svc-minilm` when absent. */
   modelId?: string;
   /** `false` queues the build and answers with the index at once. */
@@ -58,7 +73,7 @@ export interface CreateIndexOptions {
 }
 
 /** Options of `addDocs`; `upsert: false` leaves existing documents untouched. */
-export interface AddDocsOptions {
+export interface AddDocsOptions extends WriteOptions {
   /** `false` leaves existing documents untouched. */
   upsert?: boolean;
   /** `false` queues the write and answers with the index at once. */
@@ -104,17 +119,22 @@ export interface AddDocsInBatchesOptions {
   onProgress?: (progress: BatchProgress) => void;
 }
 
-/** Options of {@link QuireClient}. */
-export interface QuireClientOptions {
-  /** Where the service answers, e.g. `http://localhost:8000`; `/manage` is appended. */
-  baseUrl: string | URL;
-  /** The project whose indexes the client manages. */
-  projectId: string;
-  /** The project's key, sent as `x-project-key`. */
-  key: string;
-  /** The `fetch` to use; the global one by default. */
-  fetch?: typeof fetch;
-}
+/** Options of {@link QuireClient}: a key, or in a browser, a tenant token. */
+export type QuireClientOptions =
+  & {
+    /** Where the service answers, e.g. `http://localhost:8000`; `/manage` is appended. */
+    baseUrl: string | URL;
+    /** The project whose indexes the client manages. */
+    projectId: string;
+    /** The `fetch` to use; the global one by default. */
+    fetch?: typeof fetch;
+  }
+  & (
+    /** The project's key or a scoped key, sent as `x-project-key`. */
+    | { key: string; token?: never }
+    /** A tenant token (a JWT the application signed), sent as `authorization: Bearer`. */
+    | { token: string; key?: never }
+  );
 
 /** The default number of documents per `addDocsInBatches` request. */
 export const DEFAULT_BATCH_SIZE = 500;
@@ -148,7 +168,7 @@ export class QuireError extends Error {
 export class QuireClient {
   readonly #url: URL;
   readonly #projectId: string;
-  readonly #key: string;
+  readonly #credential: Record<string, string>;
   readonly #fetch: typeof fetch;
 
   /** A client of one project at one base URL. */
@@ -156,7 +176,9 @@ export class QuireClient {
     const base = String(options.baseUrl);
     this.#url = new URL("manage", base.endsWith("/") ? base : `${base}/`);
     this.#projectId = options.projectId;
-    this.#key = options.key;
+    this.#credential = options.key !== undefined
+      ? { "x-project-key": options.key }
+      : { authorization: `Bearer ${options.token}` };
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
@@ -174,7 +196,7 @@ export class QuireClient {
       docs,
       modelId: options.modelId,
       options: { wait: options.wait, passages: options.passages, language: options.language },
-    });
+    }, options);
     return await response.json() as ResponseOf<"createIndex"> | Index;
   }
 
@@ -191,8 +213,8 @@ export class QuireClient {
   }
 
   /** Deletes an index and its documents. */
-  async deleteIndex(name: string): Promise<true> {
-    const response = await this.#send({ action: "deleteIndex", projectId: this.#projectId, indexName: name });
+  async deleteIndex(name: string, options: WriteOptions = {}): Promise<true> {
+    const response = await this.#send({ action: "deleteIndex", projectId: this.#projectId, indexName: name }, options);
     return await response.json() as ResponseOf<"deleteIndex">;
   }
 
@@ -209,7 +231,7 @@ export class QuireClient {
       indexName: name,
       docs,
       options: { upsert: options.upsert, wait: options.wait },
-    });
+    }, options);
     return await response.json() as ResponseOf<"addDocs"> | Index;
   }
 
@@ -247,13 +269,13 @@ export class QuireClient {
   }
 
   /** Deletes documents by id, ignoring unknown ones; resolves how many were removed. */
-  async deleteDocs(name: string, ids: string[]): Promise<ResponseOf<"deleteDocs">> {
+  async deleteDocs(name: string, ids: string[], options: WriteOptions = {}): Promise<ResponseOf<"deleteDocs">> {
     const response = await this.#send({
       action: "deleteDocs",
       projectId: this.#projectId,
       indexName: name,
       docIds: ids,
-    });
+    }, options);
     return await response.json() as ResponseOf<"deleteDocs">;
   }
 
@@ -279,13 +301,13 @@ export class QuireClient {
    * Embeds every document again, with the index's model at the version the server runs, or with `options.modelId`;
    * resolves to the index, `Updating` while the job runs. The way out of a 409 after a model version change.
    */
-  async reembedIndex(name: string, options: { modelId?: string } = {}): Promise<Index> {
+  async reembedIndex(name: string, options: { modelId?: string } & WriteOptions = {}): Promise<Index> {
     const response = await this.#send({
       action: "reembedIndex",
       projectId: this.#projectId,
       indexName: name,
       modelId: options.modelId,
-    });
+    }, options);
     return await response.json() as Index;
   }
 
@@ -302,7 +324,11 @@ export class QuireClient {
    * Creates index `name` from an {@link exportIndex} stream, without embedding when the server runs the export's
    * model version; resolves to the new index.
    */
-  async importIndex(name: string, exported: ReadableStream<Uint8Array> | string): Promise<Index> {
+  async importIndex(
+    name: string,
+    exported: ReadableStream<Uint8Array> | string,
+    options: WriteOptions = {},
+  ): Promise<Index> {
     const request = { action: "importIndex", projectId: this.#projectId, indexName: name } as const;
     const head = new TextEncoder().encode(`${JSON.stringify(request)}\n`);
     const rest = typeof exported === "string" ? ReadableStream.from([new TextEncoder().encode(exported)]) : exported;
@@ -310,19 +336,48 @@ export class QuireClient {
       yield head;
       yield* rest;
     })());
-    const response = await this.#send(request, { body, contentType: "application/x-ndjson" });
+    const response = await this.#send(request, { ...options, body, contentType: "application/x-ndjson" });
     return await response.json() as Index;
   }
 
-  async #send(request: ManageRequestInput, raw?: { body: BodyInit; contentType: string }): Promise<Response> {
+  /**
+   * Creates a scoped key (its secret `key` appears only in this answer), or with `publicKey`, registers the public
+   * half of the key that signs tenant tokens. A key creates only keys within its own rights.
+   */
+  async createKey(options: CreateKeyOptions = {}): Promise<CreatedKey> {
+    const { idempotencyKey, ...scope } = options;
+    const response = await this.#send({ ...scope, action: "createKey", projectId: this.#projectId }, {
+      idempotencyKey,
+    });
+    return await response.json() as ResponseOf<"createKey">;
+  }
+
+  /** Lists the project's keys within this client's rights, with their last use; never their secrets. */
+  async listKeys(): Promise<ListedKey[]> {
+    const response = await this.#send({ action: "listKeys", projectId: this.#projectId });
+    return await response.json() as ResponseOf<"listKeys">;
+  }
+
+  /** Deletes a key: every instance refuses it within `METADATA_CACHE_MS`. */
+  async deleteKey(keyId: string, options: WriteOptions = {}): Promise<true> {
+    const response = await this.#send({ action: "deleteKey", projectId: this.#projectId, keyId }, options);
+    return await response.json() as ResponseOf<"deleteKey">;
+  }
+
+  async #send(
+    request: ManageRequestInput,
+    options: WriteOptions & { body?: BodyInit; contentType?: string } = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = {
+      "content-type": options.contentType ?? "application/json",
+      "x-service-version": "v1",
+      ...this.#credential,
+    };
+    if (options.idempotencyKey !== undefined) headers["idempotency-key"] = options.idempotencyKey;
     const response = await this.#fetch(this.#url, {
       method: "POST",
-      headers: {
-        "content-type": raw?.contentType ?? "application/json",
-        "x-service-version": "v1",
-        "x-project-key": this.#key,
-      },
-      body: raw?.body ?? JSON.stringify(request),
+      headers,
+      body: options.body ?? JSON.stringify(request),
     });
     if (response.ok) return response;
     throw await errorOf(response, request.action);

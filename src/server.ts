@@ -3,6 +3,8 @@ import { type Config, limitsOf } from "./config.ts";
 import type { InstanceIdentity, ServiceContext } from "./context.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import { BackgroundTasks } from "./concurrency/background_tasks.ts";
+import { RateLimiter } from "./keys/rate_limiter.ts";
+import { IdempotentRequests } from "./idempotency/idempotent_requests.ts";
 import { KeyedMutex } from "./concurrency/keyed_mutex.ts";
 import { loadAnnGraphs } from "./search/ann_graphs.ts";
 import { IndexStates } from "./index_state/index_states.ts";
@@ -129,10 +131,13 @@ export async function createService(
     .catch((error) => console.error("The job queue listener stopped:", error));
   const log = config.LOG_REQUESTS ? new RequestLog() : undefined;
   const bodyDeadlines = new BodyDeadlines();
+  const rateLimiter = new RateLimiter(kv, metrics);
   const handler = createServiceHandler(context, {
     maxBodyBytes: config.MAX_BODY_BYTES,
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     bodyDeadlines,
+    rateLimiter,
+    idempotentRequests: new IdempotentRequests(kv, instance.id),
     projectMaxConcurrency: config.PROJECT_MAX_CONCURRENCY,
     metricsToken: config.METRICS_TOKEN,
     log,
@@ -145,6 +150,7 @@ export async function createService(
       clearInterval(collector);
       jobs.stop();
       bodyDeadlines.stop();
+      await rateLimiter.close();
       await log?.flush();
       await background.idle();
       allocator?.close();

@@ -12,16 +12,20 @@ import { search } from "./search.ts";
 import { reembedIndex } from "./reembed_index.ts";
 import { exportIndex } from "./export_index.ts";
 import { ApiError } from "../api/api_error.ts";
+import { type Access, tenantFilterOf } from "../keys/access.ts";
+import { createKey } from "./create_key.ts";
+import { listKeys } from "./list_keys.ts";
+import { deleteKey } from "./delete_key.ts";
 
-/** Runs the action that `request` names and returns its success body. */
-export function dispatch(ctx: ServiceContext, request: ManageRequest): Promise<unknown> {
+/** Runs the action that `request` names, with the caller's `access`, and returns its success body. */
+export function dispatch(ctx: ServiceContext, request: ManageRequest, access: Access): Promise<unknown> {
   switch (request.action) {
     case "createIndex":
       return createIndex(ctx, request);
     case "getIndex":
       return getIndex(ctx, request);
     case "listIndexes":
-      return listIndexes(ctx, request);
+      return listIndexes(ctx, request, access.scope);
     case "deleteIndex":
       return deleteIndex(ctx, request);
     case "addDocs":
@@ -29,9 +33,9 @@ export function dispatch(ctx: ServiceContext, request: ManageRequest): Promise<u
     case "deleteDocs":
       return deleteDocs(ctx, request);
     case "getDocs":
-      return getDocs(ctx, request);
+      return getDocs(ctx, request, tenantFilterOf(access, request.indexName));
     case "search":
-      return search(ctx, request);
+      return search(ctx, request, tenantFilterOf(access, request.indexName));
     case "reembedIndex":
       return reembedIndex(ctx, request);
     case "exportIndex":
@@ -42,5 +46,11 @@ export function dispatch(ctx: ServiceContext, request: ManageRequest): Promise<u
         415,
         'importIndex takes Content-Type "application/x-ndjson": the request on the first line, then an export',
       );
+    case "createKey":
+      return createKey(ctx, request, access);
+    case "listKeys":
+      return listKeys(ctx, request, access);
+    case "deleteKey":
+      return deleteKey(ctx, request, access);
   }
 }

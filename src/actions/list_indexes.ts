@@ -6,19 +6,22 @@ import { decodeCursor, encodeCursor, NEXT_CURSOR_HEADER } from "../api/page_curs
 import { ActionReply } from "../api/action_reply.ts";
 import { listIndexRecords } from "../storage/index_records.ts";
 import { toIndexView } from "./index_view.ts";
+import { allowsIndex, type KeyScope } from "../keys/key_scope.ts";
 
 /**
- * Returns the project's Index objects sorted by name: all of them, or `options.limit` after `options.cursor`, with
- * the next page's cursor in a header.
+ * Returns the project's Index objects within the caller's `scope`, sorted by name: all of them, or `options.limit`
+ * after `options.cursor`, with the next page's cursor in a header.
  */
 export async function listIndexes(
   ctx: ServiceContext,
   request: RequestOf<"listIndexes">,
+  scope: Pick<KeyScope, "indexes">,
 ): Promise<IndexView[] | ActionReply> {
   const { limit, cursor } = request.options ?? {};
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
   const views: IndexView[] = [];
   for await (const record of listIndexRecords(ctx.kv, { projectId: request.projectId, after })) {
+    if (!allowsIndex(scope, record.name)) continue;
     if (views.length === limit) {
       return ActionReply.json(views, { headers: { [NEXT_CURSOR_HEADER]: encodeCursor(views.at(-1)!.name) } });
     }

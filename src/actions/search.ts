@@ -12,11 +12,19 @@ import { isExternalModel } from "../embedding/model_registry.ts";
 import { passageByMatches } from "../passages/passage_by_matches.ts";
 import { highlightRanges, snippetOf, type TextRange, textWords } from "../fulltext/highlights.ts";
 import type { Word } from "../fulltext/analyzer.ts";
+import type { MetadataFilter } from "../search/metadata_filter.ts";
 import { indexModelId } from "../writes/index_model.ts";
 import { modelCall } from "../writes/index_embedding.ts";
 
-/** Searches the latest acknowledged state of an index; 404 if unknown. */
-export async function search(ctx: ServiceContext, request: RequestOf<"search">): Promise<SearchResult> {
+/**
+ * Searches the latest acknowledged state of an index, within a tenant token's `tenantFilter` when there is one (both it
+ * and the request's filter must match); 404 if unknown.
+ */
+export async function search(
+  ctx: ServiceContext,
+  request: RequestOf<"search">,
+  tenantFilter?: MetadataFilter,
+): Promise<SearchResult> {
   const started = performance.now();
   const entry = await readSettledIndex(ctx.kv, request.projectId, request.indexName);
   if (entry.value === null) throw indexNotFound(request.indexName);
@@ -40,7 +48,7 @@ export async function search(ctx: ServiceContext, request: RequestOf<"search">):
     text: query,
     match,
     vector,
-    filter: request.filter,
+    filter: bothFilters(tenantFilter, request.filter),
     sort: request.sort,
     facets: request.facets === undefined ? undefined : { fields: request.facets, limit: request.facetLimit ?? 100 },
     offset: request.offset ?? 0,
@@ -104,6 +112,12 @@ async function vectorOf(ctx: ServiceContext, request: VectorQuery): Promise<Floa
     }
     return (await ctx.embedder.embed(modelId, [query]))[0]!;
   });
+}
+
+/** A filter that both must match, or the one there is. */
+function bothFilters(first?: MetadataFilter, second?: MetadataFilter): MetadataFilter | undefined {
+  if (first === undefined || second === undefined) return first ?? second;
+  return (metadata) => first(metadata) && second(metadata);
 }
 
 function elapsedMs(since: number): number {

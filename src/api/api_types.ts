@@ -3,20 +3,11 @@
  * `request_schemas.ts` and `response_schemas.ts` validate and describe the same shapes; `tests/unit/api_types_test.ts`
  * fails when the two drift apart. The client and the published package use these, so that their types are explicit.
  */
+import type { Action } from "./action_type.ts";
+import type { CreatedKey, CreateKeyRequest, DeleteKeyRequest, ListedKey, ListKeysRequest } from "./key_api_types.ts";
 
-/** Every action of `POST /manage`. */
-export type Action =
-  | "createIndex"
-  | "getIndex"
-  | "listIndexes"
-  | "deleteIndex"
-  | "addDocs"
-  | "deleteDocs"
-  | "getDocs"
-  | "search"
-  | "reembedIndex"
-  | "exportIndex"
-  | "importIndex";
+export type * from "./action_type.ts";
+export type * from "./key_api_types.ts";
 
 /** How `search` ranks: BM25 on the text, cosine similarity of embeddings, or both fused. */
 export type SearchMode = "fulltext" | "vector" | "hybrid";
@@ -217,7 +208,10 @@ export type ManageRequestInput =
   | SearchRequest
   | ReembedIndexRequest
   | ExportIndexRequest
-  | ImportIndexRequest;
+  | ImportIndexRequest
+  | CreateKeyRequest
+  | ListKeysRequest
+  | DeleteKeyRequest;
 
 /** The request body of one action. */
 export type RequestInputOf<A extends Action> = Extract<ManageRequestInput, { action: A }>;
@@ -358,6 +352,12 @@ export interface ResponseBodies {
   exportIndex: string;
   /** The new index. */
   importIndex: IndexView;
+  /** The new key, with its secret shown only here. */
+  createKey: CreatedKey;
+  /** The project's keys within the caller's rights. */
+  listKeys: ListedKey[];
+  /** `true`. */
+  deleteKey: true;
 }
 
 /** The `200` body of one action. */

@@ -8,6 +8,7 @@ import { type Action, ACTIONS, requestSchema } from "./request_schemas.ts";
 import {
   acknowledgedSchema,
   addDocsResultSchema,
+  createdKeySchema,
   deleteDocsResultSchema,
   docListSchema,
   docViewSchema,
@@ -16,6 +17,7 @@ import {
   healthSchema,
   indexListSchema,
   indexSchema,
+  keyListSchema,
   readinessSchema,
   RESPONSE_SCHEMAS,
   searchHitSchema,
@@ -33,16 +35,21 @@ const MANAGE_ERROR_STATUSES: Record<string, string> = {
     "field (the message names field and element), an unknown modelId, passage settings the model cannot take, a " +
     "vector of the wrong length (the message names the document and the dimensions), a query longer than the model " +
     "reads, or reembedIndex on an external model",
-  "403": "The x-project-key is not the key of that project",
+  "403": "The x-project-key is not a key of that project, or it expired or was deleted; the tenant token does not " +
+    "verify (signature, kid, exp, alg) or grants more than its key; or the key or token may not use the action or " +
+    "the index (the message names which, and never whether the index exists)",
   "404": "The project does not exist, or the index is unknown",
   "405": "A method other than POST; the Allow header says POST",
   "408": "The body took longer than BODY_TIMEOUT_MS to arrive",
-  "409": "The index name is taken, a queued write is still running, the index is being re-embedded (retry after " +
+  "409":
+    "A request with the same Idempotency-Key is still running (retry after Retry-After seconds), the index name is taken, a queued write is still running, the index is being re-embedded (retry after " +
     "Retry-After seconds), the index's model version is no longer served (reembedIndex is the way out), or " +
     "concurrent writers kept winning the race (retry)",
   "413": "The body is larger than MAX_BODY_BYTES",
   "415": 'Content-Type is not "application/json"',
-  "429": "The project has PROJECT_MAX_CONCURRENCY requests in flight; retry after Retry-After seconds",
+  "422": "The Idempotency-Key was used for a different request",
+  "429": "The project has PROJECT_MAX_CONCURRENCY requests in flight, or the key passed its requestsPerMinute; retry " +
+    "after Retry-After seconds",
   "500": "Embedding or storage failed; the message says only what failed",
   "503": "Another process sharing the store held its lock past every retry; retry after Retry-After seconds",
   "507": "search: the index alone needs more memory than this instance's SEARCH_CACHE_MB; the message names the budget",
@@ -67,6 +74,8 @@ const RESPONSE_COMPONENTS = new Map<z.ZodType, string>([
   [readinessSchema, "Readiness"],
   [serviceInfoSchema, "ServiceInfo"],
   [exportLinesSchema, "IndexExport"],
+  [createdKeySchema, "CreatedKey"],
+  [keyListSchema, "KeyList"],
 ]);
 
 /** Where a component schema is referenced from. */
@@ -187,9 +196,9 @@ export function openApiDocument(limits: Limits, version: string): Json {
         post: {
           operationId: "manage",
           summary: "Run one action: createIndex, getIndex, listIndexes, deleteIndex, addDocs, deleteDocs, getDocs, " +
-            "search, reembedIndex",
+            "search, reembedIndex, exportIndex, importIndex, createKey, listKeys, deleteKey",
           description: MANAGE_DESCRIPTION,
-          security: [{ projectKey: [] }],
+          security: [{ projectKey: [] }, { tenantToken: [] }],
           parameters: [{
             name: "x-service-version",
             in: "header",
@@ -203,6 +212,13 @@ export function openApiDocument(limits: Limits, version: string): Json {
             description: "An id for this request, echoed in the response and the log line when it is 1-128 visible " +
               "ASCII characters; otherwise the server makes one",
             schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,128}$" },
+          }, {
+            name: "idempotency-key",
+            in: "header",
+            required: false,
+            description: "Write actions only: a repeat of the same request with this key within 24 hours answers the " +
+              "first answer again (Idempotent-Replayed: true) and changes nothing; another request with it is 422",
+            schema: { type: "string", pattern: "^[\\x20-\\x7e]{1,255}$" },
           }],
           requestBody: {
             required: true,
@@ -227,6 +243,11 @@ export function openApiDocument(limits: Limits, version: string): Json {
                   description: "listIndexes and getDocs with options.limit: the options.cursor of the next page; " +
                     "absent on the last page",
                   schema: { type: "string" },
+                },
+                "idempotent-replayed": {
+                  description:
+                    '"true" when this is the kept answer of an earlier request with the same Idempotency-Key',
+                  schema: { type: "string", enum: ["true"] },
                 },
               },
               content: {
@@ -332,7 +353,14 @@ export function openApiDocument(limits: Limits, version: string): Json {
           type: "apiKey",
           in: "header",
           name: "x-project-key",
-          description: "The key of the project named by the body's projectId",
+          description: "The key of the project named by the body's projectId, or one of its scoped keys",
+        },
+        tenantToken: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "A tenant token: a JWT (EdDSA or ES256) that the application signs with the private half of " +
+            "a key registered with createKey's publicKey; its kid names that key",
         },
       },
     },

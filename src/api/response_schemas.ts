@@ -154,6 +154,31 @@ export const exportLinesSchema = z.string().describe(
     "[{start, end, vector}]}, each vector base64 of its little-endian float32 values)",
 );
 
+/** A scoped key as `createKey` and `listKeys` show it: never its secret. */
+export const keySchema = z.object({
+  keyId: z.string().describe("Names the key in deleteKey, and a tenant token's kid"),
+  description: z.string(),
+  actions: z.array(z.string()).describe('Action names, or "*" for every action but key management'),
+  indexes: z.array(z.string()).describe('Index names, where a trailing "*" matches a prefix'),
+  expiresAt: z.iso.datetime().nullable(),
+  requestsPerMinute: z.number().int().min(1).nullable(),
+  createdAt: z.iso.datetime(),
+  publicKey: z.record(z.string(), z.unknown()).optional().describe("The registered public JWK of a token key"),
+});
+
+/** A key as the API shows it. */
+export type KeyView = z.output<typeof keySchema>;
+
+/** The answer of `createKey`: the key, with its secret shown only here (none for a public key). */
+export const createdKeySchema = keySchema.extend({
+  key: z.string().optional().describe('The secret, "qk_…", sent as x-project-key; shown only in this answer'),
+});
+
+/** The answer of `listKeys`. */
+export const keyListSchema = z.array(keySchema.extend({
+  lastUsedAt: z.iso.datetime().nullable().describe("When the key was last used, to within a minute"),
+}));
+
 /** The success body of every action, by action. */
 export const RESPONSE_SCHEMAS = {
   createIndex: acknowledgedSchema,
@@ -167,6 +192,9 @@ export const RESPONSE_SCHEMAS = {
   reembedIndex: indexSchema,
   exportIndex: exportLinesSchema,
   importIndex: indexSchema,
+  createKey: createdKeySchema,
+  listKeys: keyListSchema,
+  deleteKey: acknowledgedSchema,
 } as const satisfies Record<Action, z.ZodType>;
 
 /** The `200` body of one action. */

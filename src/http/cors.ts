@@ -1,13 +1,13 @@
 /**
- * Cross-origin access for browsers. Keys travel in a header, never in a cookie, so a page of another origin can only
+ * Cross-origin access for browsers. Keys and tenant tokens travel in a header, never in a cookie, so a page of another origin can only
  * act with a key its user gave it: allowing any origin (the default) lends nothing of anyone's. `CORS_ORIGINS` can
  * narrow it to a list of origins, or turn it off.
  */
 
 /** Request headers a browser may send. */
-const ALLOWED_HEADERS = "content-type, x-project-key, x-service-version, x-request-id";
+const ALLOWED_HEADERS = "content-type, x-project-key, x-service-version, x-request-id, authorization, idempotency-key";
 /** Response headers a page may read. */
-const EXPOSED_HEADERS = "x-next-cursor, x-request-id, retry-after";
+const EXPOSED_HEADERS = "x-next-cursor, x-request-id, retry-after, idempotent-replayed";
 /** How long a browser may reuse a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = "86400";
 

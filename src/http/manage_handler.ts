@@ -1,7 +1,12 @@
 /** The handler of `POST /manage`: checks in the documented order, then dispatches. */
 import type { ServiceContext } from "../context.ts";
 import { ACTIONS, describeIssue, isAction, requestSchema } from "../api/request_schemas.ts";
-import { Authenticator } from "../projects/authenticate.ts";
+import { Authenticator } from "../keys/authenticate.ts";
+import { checkAccess } from "../keys/access.ts";
+import { KeyUsage } from "../keys/key_usage.ts";
+import type { RateLimiter } from "../keys/rate_limiter.ts";
+import { type IdempotentRequests, isIdempotencyKey } from "../idempotency/idempotent_requests.ts";
+import { idempotentResponse } from "./idempotent_response.ts";
 import { dispatch } from "../actions/dispatch.ts";
 import { ApiError } from "../api/api_error.ts";
 import { errorResponse } from "./error_response.ts";
@@ -19,7 +24,23 @@ export interface HandlerOptions {
   projectMaxConcurrency: number;
   /** The service's watch over body deadlines, stopped when it shuts down. */
   bodyDeadlines: BodyDeadlines;
+  /** Counts rate-limited keys' requests; flushed when the service shuts down. */
+  rateLimiter: RateLimiter;
+  /** Idempotency keys' claims and answers. */
+  idempotentRequests: IdempotentRequests;
 }
+
+/** The actions that take an `Idempotency-Key`; on the others, which change nothing, it is ignored. */
+const WRITE_ACTIONS: readonly string[] = [
+  "createIndex",
+  "addDocs",
+  "deleteDocs",
+  "deleteIndex",
+  "importIndex",
+  "reembedIndex",
+  "createKey",
+  "deleteKey",
+];
 
 /** The content type of an import's body. */
 const JSON_LINES = "application/x-ndjson";
@@ -33,6 +54,7 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
   const actionList = ACTIONS.map((action) => `"${action}"`).join(", ");
   const limiter = new ProjectLimiter(options.projectMaxConcurrency);
   const authenticator = new Authenticator(ctx.records, ctx.metrics);
+  const keyUsage = new KeyUsage(ctx.kv, ctx.background);
 
   return { path: "/manage", handle };
 
@@ -74,8 +96,17 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
         const named = body.projectId === undefined ? 'Missing required field "projectId"' : 'Invalid "projectId"';
         throw new ApiError(400, `${named}: expected a non-empty string`);
       }
-      await authenticator.authenticate(body.projectId, request.headers.get("x-project-key"));
+      const access = await authenticator.authenticate(body.projectId, {
+        key: request.headers.get("x-project-key"),
+        authorization: request.headers.get("authorization"),
+      });
       release = limiter.admit(body.projectId);
+      if (access.keyId !== null) {
+        if (access.scope.requestsPerMinute !== null) {
+          await options.rateLimiter.admit(access.keyId, access.scope.requestsPerMinute);
+        }
+        keyUsage.record(body.projectId, access.keyId);
+      }
 
       if (typeof body.action !== "string" || !isAction(body.action)) {
         const named = typeof body.action === "string"
@@ -85,16 +116,30 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
           : 'Invalid "action": expected a string';
         throw new ApiError(400, `${named}: use one of ${actionList}`);
       }
+      checkAccess(access, body.action, typeof body.indexName === "string" ? body.indexName : undefined);
       const parsed = schema.safeParse(body);
       if (!parsed.success) throw new ApiError(400, describeIssue(parsed.error));
-      if (lines !== undefined) {
-        if (parsed.data.action !== "importIndex") {
-          throw new ApiError(415, `Only importIndex takes "${JSON_LINES}": send ${action} as "application/json"`);
-        }
-        return replyResponse(await importIndex(ctx, parsed.data, lines));
+      const valid = parsed.data;
+      if (lines !== undefined && valid.action !== "importIndex") {
+        throw new ApiError(415, `Only importIndex takes "${JSON_LINES}": send ${action} as "application/json"`);
       }
-      const result = await dispatch(ctx, parsed.data);
-      return replyResponse(result);
+      const run = () =>
+        lines !== undefined && valid.action === "importIndex"
+          ? importIndex(ctx, valid, lines)
+          : dispatch(ctx, valid, access);
+      const idempotencyKey = request.headers.get("idempotency-key");
+      if (idempotencyKey === null || !WRITE_ACTIONS.includes(valid.action)) return replyResponse(await run());
+      if (!isIdempotencyKey(idempotencyKey)) {
+        throw new ApiError(400, 'Invalid header "Idempotency-Key": use 1-255 printable ASCII characters');
+      }
+      const idempotent = {
+        projectId: valid.projectId,
+        key: idempotencyKey,
+        credential: access.credential,
+        request: JSON.stringify(body),
+        action: valid.action,
+      };
+      return await idempotentResponse(options.idempotentRequests, idempotent, run);
     } catch (error) {
       return errorResponse(error, action);
     } finally {

@@ -28,6 +28,7 @@ export class Metrics {
   #conflicts = 0;
   #retries = 0;
   #authFailures = 0;
+  readonly #rateLimited = new Map<string, number>();
   readonly #loads = new Map<LoadKind, number>();
   #snapshotsWritten = 0;
   #evictions = 0;
@@ -66,6 +67,16 @@ export class Metrics {
   /** Requests refused for their project or key. */
   authFailures(): number {
     return this.#authFailures;
+  }
+
+  /** Counts a request refused (429) for passing its key's rate. */
+  countRateLimited(keyId: string): void {
+    this.#rateLimited.set(keyId, (this.#rateLimited.get(keyId) ?? 0) + 1);
+  }
+
+  /** Requests refused for passing their key's rate, by key id. */
+  rateLimited(): ReadonlyMap<string, number> {
+    return this.#rateLimited;
   }
 
   /** Counts a load of an index's search state into memory, by how it was loaded. */

@@ -163,6 +163,12 @@ export function renderMetrics(metrics: Metrics, sources: MetricsSources): string
       help: "Requests refused for an unknown project or a wrong or missing key",
       samples: [{ value: metrics.authFailures() }],
     },
+    {
+      name: "quire_rate_limited_total",
+      type: "counter",
+      help: "Requests refused (429) for passing their key's requestsPerMinute, by key id",
+      samples: [...metrics.rateLimited()].map(([key, value]) => ({ labels: { key }, value })),
+    },
   ];
   return formatFamilies(families);
 }

@@ -126,3 +126,38 @@ export function indexDataPrefixes(indexId: string): Deno.KvKey[] {
     snapshotChunksPrefix(indexId),
   ];
 }
+
+/** A scoped key or a registered public key of a project. */
+export function apiKeyKey(projectId: string, keyId: string) {
+  return ["keys", projectId, keyId] as const;
+}
+
+/** The prefix of every scoped key of a project, in id order. */
+export function apiKeysPrefix(projectId: string) {
+  return ["keys", projectId] as const;
+}
+
+/** Which key a secret's hash belongs to, so that a presented secret finds its key with one read. */
+export function apiKeyHashKey(keyHash: string) {
+  return ["key_hashes", keyHash] as const;
+}
+
+/** When a key was last used, written apart from the key so that use never contends with the key's record. */
+export function apiKeyUsageKey(projectId: string, keyId: string) {
+  return ["key_usage", projectId, keyId] as const;
+}
+
+/** The prefix of the last-use records of a project's keys. */
+export function apiKeyUsagePrefix(projectId: string) {
+  return ["key_usage", projectId] as const;
+}
+
+/** The count of one key's requests in one window of a minute. */
+export function rateWindowKey(keyId: string, window: number) {
+  return ["rate", keyId, window] as const;
+}
+
+/** The record of one idempotency key of a project, by the key's hash. */
+export function idempotencyKey(projectId: string, keyHash: string) {
+  return ["idempotency", projectId, keyHash] as const;
+}

@@ -1,6 +1,7 @@
-/** Project records in Deno KV: read, insert, list, replace the key hash, delete with their indexes. */
+/** Project records in Deno KV: read, insert, list, replace the key hash, delete with their indexes and keys. */
 import { indexesPrefix, projectKey, projectsPrefix, trashKey } from "./kv_keys.ts";
 import type { IndexRecord, TrashMarker } from "./index_records.ts";
+import { deleteProjectApiKeys } from "./api_key_records.ts";
 
 /** A project as stored; the key itself is never stored. */
 export interface ProjectRecord {
@@ -38,7 +39,7 @@ export async function replaceProjectKeyHash(kv: Deno.Kv, projectId: string, keyH
 }
 
 /**
- * Deletes a project and its indexes; the indexes' data is marked as garbage for collection. Returns false if no such
+ * Deletes a project, its keys and its indexes; the indexes' data is marked as garbage for collection. Returns false if no such
  * project.
  */
 export async function deleteProject(kv: Deno.Kv, projectId: string): Promise<boolean> {
@@ -50,6 +51,7 @@ export async function deleteProject(kv: Deno.Kv, projectId: string): Promise<boo
   for await (const index of kv.list<IndexRecord>({ prefix: indexesPrefix(projectId) })) {
     await kv.atomic().check(index).delete(index.key).set(trashKey(index.value.id), marker).commit();
   }
+  await deleteProjectApiKeys(kv, projectId);
   await kv.delete(projectKey(projectId));
   return true;
 }

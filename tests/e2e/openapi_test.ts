@@ -19,8 +19,11 @@ const ACTIONS = [
   "reembedIndex",
   "exportIndex",
   "importIndex",
+  "createKey",
+  "listKeys",
+  "deleteKey",
 ];
-const ERROR_STATUSES = ["400", "403", "404", "408", "409", "413", "415", "429", "500"];
+const ERROR_STATUSES = ["400", "403", "404", "408", "409", "413", "415", "422", "429", "500"];
 
 function stem(action: string): string {
   return action[0]!.toUpperCase() + action.slice(1);
@@ -122,13 +125,16 @@ Deno.test("the OpenAPI document has every action, the auth headers, the paging h
   }
 
   const post = ((document.paths as Json)["/manage"] as Json).post as Json;
-  assert.deepEqual(post.security, [{ projectKey: [] }]);
+  assert.deepEqual(post.security, [{ projectKey: [] }, { tenantToken: [] }]);
   assert.deepEqual(components.securitySchemes.projectKey, {
     type: "apiKey",
     in: "header",
     name: "x-project-key",
-    description: "The key of the project named by the body's projectId",
+    description: "The key of the project named by the body's projectId, or one of its scoped keys",
   });
+  assert.equal((components.securitySchemes.tenantToken as Json).bearerFormat, "JWT");
+  const idempotency = (post.parameters as Json[]).find((parameter) => parameter.name === "idempotency-key")!;
+  assert.equal(idempotency.in, "header");
   const version = (post.parameters as Json[]).find((parameter) => parameter.name === "x-service-version")!;
   assert.equal(version.in, "header");
   assert.equal(version.required, true);
@@ -182,6 +188,22 @@ const VALID_REQUESTS: Json[] = [
   { action: "reembedIndex", projectId: "default", indexName: "faq", modelId: "svc-mediumlm" },
   { action: "exportIndex", projectId: "default", indexName: "faq" },
   { action: "importIndex", projectId: "default", indexName: "faq-copy" },
+  {
+    action: "createKey",
+    projectId: "default",
+    description: "storefront search",
+    actions: ["search", "getDocs"],
+    indexes: ["products", "faq-*"],
+    expiresAt: "2027-01-01T00:00:00Z",
+    requestsPerMinute: 600,
+  },
+  {
+    action: "createKey",
+    projectId: "default",
+    publicKey: { kty: "OKP", crv: "Ed25519", x: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo" },
+  },
+  { action: "listKeys", projectId: "default" },
+  { action: "deleteKey", projectId: "default", keyId: "k_x" },
 ];
 
 const INVALID_REQUESTS: [string, Json][] = [
@@ -211,6 +233,8 @@ const INVALID_REQUESTS: [string, Json][] = [
   ["a search limit over 100", { action: "search", projectId: "default", indexName: "faq", query: "q", limit: 101 }],
   ["an index name with a control character", { action: "getIndex", projectId: "default", indexName: "a\u0001" }],
   ["an unknown action", { action: "dropEverything", projectId: "default" }],
+  ["a key with an unknown action", { action: "createKey", projectId: "default", actions: ["dropEverything"] }],
+  ["deleteKey without keyId", { action: "deleteKey", projectId: "default" }],
 ];
 
 Deno.test("sample requests of every action validate against the document, broken ones fail, and so does the server", async (t) => {

@@ -32,6 +32,9 @@ Deno.test("each action's explicit response type is exactly its schema's output",
   assert.ok(sameType<Api.ResponseOf<"getDocs">, z.output<Schemas["getDocs"]>>(true));
   assert.ok(sameType<Api.ResponseOf<"search">, z.output<Schemas["search"]>>(true));
   assert.ok(sameType<Api.SearchHit, z.output<typeof searchHitSchema>>(true));
+  assert.ok(sameType<Api.ResponseOf<"createKey">, z.output<Schemas["createKey"]>>(true));
+  assert.ok(sameType<Api.ResponseOf<"listKeys">, z.output<Schemas["listKeys"]>>(true));
+  assert.ok(sameType<Api.ResponseOf<"deleteKey">, z.output<Schemas["deleteKey"]>>(true));
 });
 
 Deno.test("every explicit request type is a request the schema accepts, and the enumerations agree", () => {

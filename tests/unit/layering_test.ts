@@ -20,6 +20,7 @@ const LAYERS: string[][] = [
   ["config.ts"],
   ["storage"],
   ["projects"],
+  ["keys", "idempotency"],
   ["index_state"],
   ["context.ts"],
   ["writes"],

@@ -5,14 +5,14 @@ import { createProject } from "../../src/projects/project_store.ts";
 import { getProject, listProjects } from "../../src/storage/project_records.ts";
 import { runProjectCommand } from "../../src/cli/project_command.ts";
 import { RecordCache } from "../../src/storage/record_cache.ts";
-import { Authenticator } from "../../src/projects/authenticate.ts";
+import { Authenticator } from "../../src/keys/authenticate.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { ApiError } from "../../src/api/api_error.ts";
 import { indexKey, projectKey, trashKey } from "../../src/storage/kv_keys.ts";
 
 /** Authenticates once through a fresh authenticator over `records`. */
-function authenticate(records: RecordCache, projectId: string, key: string | null): Promise<void> {
-  return new Authenticator(records, new Metrics()).authenticate(projectId, key);
+async function authenticate(records: RecordCache, projectId: string, key: string | null): Promise<void> {
+  await new Authenticator(records, new Metrics()).authenticate(projectId, { key, authorization: null });
 }
 
 Deno.test("project keys are random, long, and verified only against their own hash", () => {
@@ -107,4 +107,44 @@ Deno.test("cli: delete removes the project and marks its indexes as garbage", as
   assert.notEqual((await kv.get(trashKey("index-1"))).value, null);
   assert.deepEqual(await listProjects(kv), []);
   assert.equal((await runProjectCommand(kv, ["delete", "gone"])).code, 1);
+});
+
+Deno.test("project key create, list and delete: a scoped key that authenticates until it is deleted", async () => {
+  using kv = await Deno.openKv(":memory:");
+  await createProject(kv, "acme");
+  const records = new RecordCache(kv, 0);
+  const created = await runProjectCommand(kv, [
+    "key",
+    "create",
+    "acme",
+    "--actions",
+    "search,getDocs",
+    "--indexes",
+    "faq-*",
+    "--requests-per-minute",
+    "60",
+  ]);
+  assert.equal(created.code, 0, created.stderr.join("\n"));
+  const key = JSON.parse(created.stdout[0]!);
+  assert.deepEqual([key.actions, key.indexes, key.requestsPerMinute], [["search", "getDocs"], ["faq-*"], 60]);
+  assert.match(key.key, /^qk_/);
+  const access = await new Authenticator(records, new Metrics()).authenticate("acme", {
+    key: key.key,
+    authorization: null,
+  });
+  assert.equal(access.keyId, key.keyId);
+
+  const listed = await runProjectCommand(kv, ["key", "list", "acme"]);
+  assert.equal(listed.stdout.length, 1);
+  assert.ok(!listed.stdout[0]!.includes(key.key), "no secret listed");
+  assert.equal(JSON.parse(listed.stdout[0]!).lastUsedAt, null);
+
+  assert.equal((await runProjectCommand(kv, ["key", "create", "acme", "--actions", "drop"])).code, 1);
+  assert.equal((await runProjectCommand(kv, ["key", "create", "nope"])).code, 1);
+  assert.equal((await runProjectCommand(kv, ["key", "delete", "acme", key.keyId])).code, 0);
+  assert.equal((await runProjectCommand(kv, ["key", "delete", "acme", key.keyId])).code, 1);
+  await assert.rejects(
+    () => authenticate(records, "acme", key.key),
+    (error) => error instanceof ApiError && error.status === 403,
+  );
 });

@@ -1,0 +1,18 @@
+/** The names of the actions, as a plain type for clients (`ACTIONS` in `request_schemas.ts` lists them). */
+
+/** Every action of `POST /manage`. */
+export type Action =
+  | "createIndex"
+  | "getIndex"
+  | "listIndexes"
+  | "deleteIndex"
+  | "addDocs"
+  | "deleteDocs"
+  | "getDocs"
+  | "search"
+  | "reembedIndex"
+  | "exportIndex"
+  | "importIndex"
+  | "createKey"
+  | "listKeys"
+  | "deleteKey";

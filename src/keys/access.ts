@@ -1,0 +1,50 @@
+/** What one authenticated request may do: its key's scope, and a tenant token's filters. */
+import { ApiError } from "../api/api_error.ts";
+import type { MetadataFilter } from "../search/metadata_filter.ts";
+import { allowsAction, allowsIndex, type KeyScope, patternMatches } from "./key_scope.ts";
+
+/** A tenant token's filter over the documents of the indexes that `pattern` matches. */
+export interface TenantFilter {
+  pattern: string;
+  filter: MetadataFilter | undefined;
+}
+
+/** The rights of one request's credential. */
+export interface Access {
+  /** The scoped key or the tenant token's registered key; null for the project key. */
+  keyId: string | null;
+  scope: KeyScope;
+  /** A tenant token's filters by index pattern; absent for a key. */
+  tenantFilters?: readonly TenantFilter[];
+  /** The key or token presented, which tells callers apart and seals their idempotent answers. */
+  credential: string;
+}
+
+/** The actions that apply a tenant token's filter; the others would reach documents outside it. */
+const FILTERED_ACTIONS: readonly string[] = ["search", "getDocs", "getIndex", "listIndexes"];
+
+/**
+ * Throws 403 unless `access` allows `action` on `indexName`. The answer is the same whether or not the index exists.
+ */
+export function checkAccess(access: Access, action: string, indexName: string | undefined): void {
+  const who = access.keyId === null ? "The project key" : `Key "${access.keyId}"`;
+  if (!allowsAction(access.scope, action)) throw new ApiError(403, `${who} may not use action "${action}"`);
+  if (indexName === undefined) return;
+  if (!allowsIndex(access.scope, indexName)) throw new ApiError(403, `${who} may not use index "${indexName}"`);
+  if (!FILTERED_ACTIONS.includes(action) && tenantFilterOf(access, indexName) !== undefined) {
+    throw new ApiError(
+      403,
+      `A tenant token may not use action "${action}" on index "${indexName}": its filter applies only to ` +
+        FILTERED_ACTIONS.map((name) => `"${name}"`).join(", "),
+    );
+  }
+}
+
+/** The filter that a tenant token sets on `indexName` (every matching pattern's, all of them), or undefined. */
+export function tenantFilterOf(access: Access, indexName: string): MetadataFilter | undefined {
+  const filters = (access.tenantFilters ?? []).filter(({ pattern, filter }) =>
+    filter !== undefined && patternMatches(pattern, indexName)
+  ).map(({ filter }) => filter!);
+  if (filters.length === 0) return undefined;
+  return (metadata) => filters.every((filter) => filter(metadata));
+}
