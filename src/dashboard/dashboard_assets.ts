@@ -15,6 +15,8 @@ import signInView from "./assets/sign_in_view.js" with { type: "text" };
 import indexesView from "./assets/indexes_view.js" with { type: "text" };
 import indexView from "./assets/index_view.js" with { type: "text" };
 import projectView from "./assets/project_view.js" with { type: "text" };
+import keysView from "./assets/keys_view.js" with { type: "text" };
+import keyForm from "./assets/key_form.js" with { type: "text" };
 import searchSection from "./assets/search_section.js" with { type: "text" };
 import curlCommand from "./assets/curl_command.js" with { type: "text" };
 import documentsSection from "./assets/documents_section.js" with { type: "text" };
@@ -53,6 +55,8 @@ export const DASHBOARD_ASSETS: readonly DashboardAsset[] = [
   { name: "indexes_view.js", contentType: JS, text: indexesView },
   { name: "index_view.js", contentType: JS, text: indexView },
   { name: "project_view.js", contentType: JS, text: projectView },
+  { name: "keys_view.js", contentType: JS, text: keysView },
+  { name: "key_form.js", contentType: JS, text: keyForm },
   { name: "search_section.js", contentType: JS, text: searchSection },
   { name: "curl_command.js", contentType: JS, text: curlCommand },
   { name: "documents_section.js", contentType: JS, text: documentsSection },

@@ -5,6 +5,7 @@ import { renderSignIn } from "./sign_in_view.js";
 import { renderIndexesView } from "./indexes_view.js";
 import { renderIndexView } from "./index_view.js";
 import { renderProjectView } from "./project_view.js";
+import { renderKeysView } from "./keys_view.js";
 
 const main = document.getElementById("main");
 const sessionArea = document.getElementById("session");
@@ -51,6 +52,7 @@ function show() {
       "nav",
       { "aria-label": "Main" },
       h("a", { href: "#/indexes" }, "Indexes"),
+      h("a", { href: "#/keys" }, "Keys"),
       h("a", { href: "#/project" }, "Project"),
     ),
     h("button", { type: "button", onclick: signOut }, "Sign out"),
@@ -62,6 +64,8 @@ function show() {
     disposeView = renderIndexView(main, app, indexName);
   } else if (route[0] === "project") {
     disposeView = renderProjectView(main, app);
+  } else if (route[0] === "keys") {
+    disposeView = renderKeysView(main, app);
   } else {
     if (location.hash !== "#/indexes") history.replaceState(null, "", "#/indexes");
     disposeView = renderIndexesView(main, app);

@@ -22,7 +22,13 @@ export function renderProjectView(main, app) {
       body,
     ),
     h("section", { class: "card" }, h("h2", {}, "Server"), health),
-    h("p", { class: "note" }, "Keys are created and rotated with the CLI: deno task cli project rotate-key <project>"),
+    h(
+      "p",
+      { class: "note" },
+      "Keys with fewer rights are created, listed and deleted in ",
+      h("a", { href: "#/keys" }, "Keys"),
+      ". The project key is rotated with the CLI: deno task cli project rotate-key <project>",
+    ),
   );
   let disposed = false;
 
