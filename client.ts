@@ -1,6 +1,6 @@
 /**
  * A typed client of quire's `POST /manage` for Deno, Node and browsers: it needs only `fetch`. Its types are the
- * API's own (`src/api/api_types.ts`, checked against the service's zod schemas), imported as types only, so at run
+ * API's own (`src/api/api_types.ts`, checked against the service's zod schemas) and its options (`src/client/`), imported as types only, so at run
  * time it imports nothing.
  *
  * @example Indexing and searching
@@ -17,124 +17,32 @@
 import type {
   AddDocsResult,
   CreatedKey,
-  CreateKeyRequest,
   DocumentInput,
-  DocView,
-  IndexView,
   ListedKey,
   ManageRequestInput,
-  PassageOptions,
+  NotifyOptions,
   RequestInputOf,
   ResponseOf,
   SearchResult,
+  WebhookSecret,
 } from "./src/api/api_types.ts";
+import type {
+  AddDocsInBatchesOptions,
+  AddDocsOptions,
+  CreateIndexOptions,
+  CreateKeyOptions,
+  GetDocsOptions,
+  Index,
+  Page,
+  PageOptions,
+  QuireClientOptions,
+  SearchOptions,
+  StoredDocument,
+  WriteOptions,
+} from "./src/client/client_options.ts";
 
 export type * from "./src/api/api_types.ts";
-
-/** An index as `getIndex` and `listIndexes` show it. */
-export type Index = IndexView;
-
-/** A stored document as `getDocs` returns it; `metadata` is absent when the document has none. */
-export type StoredDocument = DocView;
-
-/** The answer of `addDocs`; `skipped` is present only with `upsert: false`. */
-export type { AddDocsResult, SearchResult };
-
-/**
- * Options of `search`: `mode`, `limit`, `offset`, `filter`, `include` (`"passage"` adds each hit's best passage,
- * `"highlights"` its matched words, `"snippet"` an excerpt around them), `typoTolerance` and `prefix` (both on by
- * default), `facets` and `facetLimit` (value counts over every match), `sort` (metadata fields before the score), and
- * `vector`, the query's own vector (required on an external model, where `query` may then be `""` in `vector` mode).
- */
-export type SearchOptions = Omit<RequestInputOf<"search">, "action" | "projectId" | "indexName" | "query">;
-
-/**
- * Options of every write: `idempotencyKey` is sent as `Idempotency-Key`, so that a retry of a write whose answer was
- * lost gets that answer again instead of writing twice.
- */
-export interface WriteOptions {
-  /** 1-255 printable ASCII characters, new for each write and the same for its retries. */
-  idempotencyKey?: string;
-}
-
-/** Options of `createKey`: what the key may do, or a public JWK to register for tenant tokens. */
-export type CreateKeyOptions = Omit<CreateKeyRequest, "action" | "projectId"> & WriteOptions;
-
-/** Options of `createIndex`; with `wait: false` the server queues the write and answers with the index at once. */
-export interface CreateIndexOptions extends WriteOptions {
-  /** The embedding model; `svc-minilm` when absent. */
-  modelId?: string;
-  /** `false` queues the build and answers with the index at once. */
-  wait?: boolean;
-  /** How long texts are split into passages, in the model's tokens. */
-  passages?: PassageOptions;
-  /** The language full-text search stems and drops stop words in; `english` when absent. */
-  language?: string;
-}
-
-/** Options of `addDocs`; `upsert: false` leaves existing documents untouched. */
-export interface AddDocsOptions extends WriteOptions {
-  /** `false` leaves existing documents untouched. */
-  upsert?: boolean;
-  /** `false` queues the write and answers with the index at once. */
-  wait?: boolean;
-}
-
-/** A page of `limit` items after `cursor`; paging applies only when `limit` is given. */
-export interface PageOptions {
-  /** At most this many items. */
-  limit?: number;
-  /** The `nextCursor` of the previous page. */
-  cursor?: string;
-}
-
-/** Options of `getDocs`: the documents of `docIds` that exist, in the order asked, or a page of all of them. */
-export type GetDocsOptions = { docIds: string[] } | (PageOptions & { docIds?: never });
-
-/** One page of a listing; `nextCursor`, absent on the last page, is the `cursor` of the next one. */
-export interface Page<T> {
-  /** The items of this page. */
-  items: T[];
-  /** The `cursor` of the next page; absent on the last one. */
-  nextCursor?: string;
-}
-
-/** How far `addDocsInBatches` has come: documents sent and acknowledged so far, of `total`. */
-export interface BatchProgress {
-  /** Documents acknowledged so far. */
-  done: number;
-  /** Documents to send in all. */
-  total: number;
-}
-
-/** Options of `addDocsInBatches`. */
-export interface AddDocsInBatchesOptions {
-  /** Most documents per request (default 500); at most the server's `MAX_DOCS_PER_REQUEST`. */
-  batchSize?: number;
-  /** Largest request body in bytes (default 8 MiB); below the server's `MAX_BODY_BYTES` (32 MiB by default). */
-  maxBodyBytes?: number;
-  /** `false` leaves existing documents untouched. */
-  upsert?: boolean;
-  /** Called after every acknowledged batch. */
-  onProgress?: (progress: BatchProgress) => void;
-}
-
-/** Options of {@link QuireClient}: a key, or in a browser, a tenant token. */
-export type QuireClientOptions =
-  & {
-    /** Where the service answers, e.g. `http://localhost:8000`; `/manage` is appended. */
-    baseUrl: string | URL;
-    /** The project whose indexes the client manages. */
-    projectId: string;
-    /** The `fetch` to use; the global one by default. */
-    fetch?: typeof fetch;
-  }
-  & (
-    /** The project's key or a scoped key, sent as `x-project-key`. */
-    | { key: string; token?: never }
-    /** A tenant token (a JWT the application signed), sent as `authorization: Bearer`. */
-    | { token: string; key?: never }
-  );
+export type * from "./src/client/client_options.ts";
 
 /** The default number of documents per `addDocsInBatches` request. */
 export const DEFAULT_BATCH_SIZE = 500;
@@ -195,7 +103,7 @@ export class QuireClient {
       indexName: name,
       docs,
       modelId: options.modelId,
-      options: { wait: options.wait, passages: options.passages, language: options.language },
+      options: { wait: options.wait, notify: options.notify, passages: options.passages, language: options.language },
     }, options);
     return await response.json() as ResponseOf<"createIndex"> | Index;
   }
@@ -230,7 +138,7 @@ export class QuireClient {
       projectId: this.#projectId,
       indexName: name,
       docs,
-      options: { upsert: options.upsert, wait: options.wait },
+      options: { upsert: options.upsert, wait: options.wait, notify: options.notify },
     }, options);
     return await response.json() as ResponseOf<"addDocs"> | Index;
   }
@@ -299,14 +207,19 @@ export class QuireClient {
 
   /**
    * Embeds every document again, with the index's model at the version the server runs, or with `options.modelId`;
-   * resolves to the index, `Updating` while the job runs. The way out of a 409 after a model version change.
+   * resolves to the index, `Updating` while the job runs. The way out of a 409 after a model version change. With
+   * `notify`, the server POSTs a signed event when the job ends.
    */
-  async reembedIndex(name: string, options: { modelId?: string } & WriteOptions = {}): Promise<Index> {
+  async reembedIndex(
+    name: string,
+    options: { modelId?: string; notify?: NotifyOptions } & WriteOptions = {},
+  ): Promise<Index> {
     const response = await this.#send({
       action: "reembedIndex",
       projectId: this.#projectId,
       indexName: name,
       modelId: options.modelId,
+      options: { notify: options.notify },
     }, options);
     return await response.json() as Index;
   }
@@ -362,6 +275,51 @@ export class QuireClient {
   async deleteKey(keyId: string, options: WriteOptions = {}): Promise<true> {
     const response = await this.#send({ action: "deleteKey", projectId: this.#projectId, keyId }, options);
     return await response.json() as ResponseOf<"deleteKey">;
+  }
+
+  /**
+   * The project's webhook secret (`whsec_…`, made on first use), which signs every event of `notify`; needs a key
+   * with admin rights (the project key, or a key granted `getWebhookSecret` by name).
+   */
+  async getWebhookSecret(): Promise<WebhookSecret> {
+    const response = await this.#send({ action: "getWebhookSecret", projectId: this.#projectId });
+    return await response.json() as ResponseOf<"getWebhookSecret">;
+  }
+
+  /** Replaces the project's webhook secret; the new one signs every event from now on, retries included. */
+  async rotateWebhookSecret(options: WriteOptions = {}): Promise<WebhookSecret> {
+    const response = await this.#send({ action: "rotateWebhookSecret", projectId: this.#projectId }, options);
+    return await response.json() as ResponseOf<"rotateWebhookSecret">;
+  }
+
+  /** Points `alias` at the index `name` in one atomic step; every action then takes the alias where it takes a name. */
+  async setAlias(alias: string, name: string): Promise<true> {
+    const response = await this.#send({ action: "setAlias", projectId: this.#projectId, alias, indexName: name });
+    return await response.json() as ResponseOf<"setAlias">;
+  }
+
+  /** Deletes an alias; its index stays. */
+  async deleteAlias(alias: string): Promise<true> {
+    const response = await this.#send({ action: "deleteAlias", projectId: this.#projectId, alias });
+    return await response.json() as ResponseOf<"deleteAlias">;
+  }
+
+  /** Lists the project's aliases and the indexes they point at. */
+  async listAliases(): Promise<ResponseOf<"listAliases">> {
+    const response = await this.#send({ action: "listAliases", projectId: this.#projectId });
+    return await response.json() as ResponseOf<"listAliases">;
+  }
+
+  /** Brings back the latest deleted index of that name, as it was, within the server's `UNDO_WINDOW`. */
+  async restoreIndex(name: string): Promise<Index> {
+    const response = await this.#send({ action: "restoreIndex", projectId: this.#projectId, indexName: name });
+    return await response.json() as ResponseOf<"restoreIndex">;
+  }
+
+  /** Lists the deleted indexes that can still be restored, each with when it expires. */
+  async listDeletedIndexes(): Promise<ResponseOf<"listDeletedIndexes">> {
+    const response = await this.#send({ action: "listDeletedIndexes", projectId: this.#projectId });
+    return await response.json() as ResponseOf<"listDeletedIndexes">;
   }
 
   async #send(

@@ -21,9 +21,11 @@
  */
 import { type Config, CONFIG_HELP, configFromEnvOrExit } from "./src/config.ts";
 import { openKvStore } from "./src/storage/kv_store.ts";
+import { upgradeStoreFormat } from "./src/storage/store_format.ts";
 import { BUILT_IN_MODELS, readModelRegistry } from "./src/embedding/model_registry.ts";
 import { PROJECT_COMMANDS, runProjectCommand } from "./src/cli/project_command.ts";
 import { exportIndexes, importIndexes, TRANSFER_COMMANDS } from "./src/cli/transfer_command.ts";
+import { BACKUP_COMMANDS, runBackupCommand } from "./src/cli/backup_command.ts";
 import { DEFAULT_PROJECT_ID, ensureDefaultProject, type RunningService, startService } from "./src/server.ts";
 import { PROCESS_NUMBER_VARIABLE, runProcessGroup } from "./src/process_group.ts";
 import { embedderOf } from "./src/quire_handler.ts";
@@ -39,10 +41,11 @@ export type { ModelDtype, ModelRegistry, ModelSpec } from "./src/embedding/model
 function printHelp(): void {
   const width = Math.max(...Object.keys(CONFIG_HELP).map((name) => name.length));
   console.log(
-    "quire: document indexes behind POST /manage\n\nUsage:\n  main.ts            serve\n  main.ts project …  manage projects\n  main.ts export …   back up indexes\n  main.ts import …   restore them\n",
+    "quire: document indexes behind POST /manage\n\nUsage:\n  main.ts            serve\n  main.ts project …  manage projects\n  main.ts export …   export indexes over HTTP\n  main.ts import …   import them\n  main.ts backup …   back up the whole store into BACKUP_DIR\n  main.ts restore …  restore a backup into an empty store\n",
   );
   console.log(`Project commands:\n${PROJECT_COMMANDS}`);
-  console.log(`\nBackup commands:\n${TRANSFER_COMMANDS}`);
+  console.log(`\nExport and import commands:\n${TRANSFER_COMMANDS}`);
+  console.log(`\nBackup and restore commands (the whole store, see docs/operations.md):\n${BACKUP_COMMANDS}`);
   console.log("\nEnvironment variables:");
   for (const [name, help] of Object.entries(CONFIG_HELP)) console.log(`  ${name.padEnd(width)}  ${help}`);
 }
@@ -119,7 +122,20 @@ if (import.meta.main) {
   const config = configFromEnvOrExit();
   if (command === "project") {
     const kv = await openKvStore(config.DENO_KV_PATH);
+    try {
+      await upgradeStoreFormat(kv);
+    } catch (error) {
+      console.error((error as Error).message);
+      Deno.exit(1);
+    }
     const result = await runProjectCommand(kv, rest);
+    kv.close();
+    result.stdout.forEach((line) => console.log(line));
+    result.stderr.forEach((line) => console.error(line));
+    Deno.exit(result.code);
+  } else if (command === "backup" || command === "restore") {
+    const kv = await openKvStore(config.DENO_KV_PATH);
+    const result = await runBackupCommand(kv, command, rest, config);
     kv.close();
     result.stdout.forEach((line) => console.log(line));
     result.stderr.forEach((line) => console.error(line));

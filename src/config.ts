@@ -1,6 +1,8 @@
 /** Reads the service's configuration from environment variables. */
 import { z } from "zod";
 import type { Limits } from "./api/request_schemas.ts";
+import { parseDuration } from "./util/duration.ts";
+import { normalizeHost } from "./util/host_names.ts";
 import { EMBEDDING_BACKENDS, type EmbeddingBackend } from "./embedding/transformers_runtime.ts";
 
 const MIB = 1024 * 1024;
@@ -25,6 +27,32 @@ function isOrigin(value: string): boolean {
     return false;
   }
 }
+
+/** A duration such as `90s`, `30m`, `6h` or `7d` (or `0`), in milliseconds. */
+const duration = (fallback: string) =>
+  z.string().default(fallback).transform((text, ctx) => {
+    const ms = parseDuration(text);
+    if (ms === null) {
+      ctx.addIssue({ code: "custom", message: "expected a duration such as 90s, 30m, 6h or 7d" });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+/** Hosts (`host` or `host:port`) separated by commas, each normalized as a URL writes it. */
+const hostList = z.string().transform((text, ctx) => {
+  const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
+  const hosts = entries.map(normalizeHost);
+  const bad = entries.find((_, i) => hosts[i] === null);
+  if (bad !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      message: `"${bad}" is not a host: use hosts such as hooks.example.com or 127.0.0.1:9000`,
+    });
+    return z.NEVER;
+  }
+  return hosts as string[];
+});
 
 const booleanFlag = (fallback: boolean) =>
   z.enum(["true", "false", "1", "0"]).default(fallback ? "true" : "false").transform((v) => v === "true" || v === "1");
@@ -52,6 +80,11 @@ const configSchema = z.object({
   LOG_REQUESTS: booleanFlag(true),
   METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{16,512}$/, "use 16-512 visible ASCII characters").optional(),
   CORS_ORIGINS: corsOrigins.default("*"),
+  BACKUP_DIR: z.string().min(1).optional(),
+  BACKUP_INTERVAL: duration("24h").pipe(z.number().min(1_000, "expected at least 1s")),
+  BACKUP_KEEP: positiveInt(7),
+  WEBHOOK_ALLOWED_HOSTS: hostList.optional(),
+  UNDO_WINDOW: duration("24h"),
 });
 
 /**
@@ -93,6 +126,15 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   LOG_REQUESTS: "Write one JSON line per request to stdout (default true)",
   METRICS_TOKEN: "Bearer token that GET /metrics then requires from every client (optional; without it: loopback only)",
   CORS_ORIGINS: "Origins whose pages may call the API: *, a comma-separated list of origins, or none (default *)",
+  BACKUP_DIR:
+    "Directory that scheduled backups are written into, one instance at a time (optional; without it: none); see " +
+    "also cli backup now and cli restore",
+  BACKUP_INTERVAL: "How often a backup is written into BACKUP_DIR, e.g. 90s, 30m or 6h (default 24h)",
+  BACKUP_KEEP: "How many backups BACKUP_DIR keeps; the oldest beyond them are deleted (default 7)",
+  WEBHOOK_ALLOWED_HOSTS:
+    "Hosts (host or host:port, comma-separated) that options.notify URLs may name; https unless loopback (default none: " +
+    "no webhooks)",
+  UNDO_WINDOW: "How long a deleted index can be brought back with restoreIndex, e.g. 30m or 7d (default 24h; 0: off)",
 };
 
 /**

@@ -23,6 +23,10 @@ export interface ServiceContext {
   metrics: Metrics;
   /** Which instance this is: its process number on the host (1 unless `PROCESSES` started several) and a unique id. */
   instance: InstanceIdentity;
+  /** `WEBHOOK_ALLOWED_HOSTS`: the hosts (`host` or `host:port`, normalized) that webhooks may go to; none when empty. */
+  webhookHosts: readonly string[];
+  /** `UNDO_WINDOW`: how long `restoreIndex` can bring back a deleted index, in milliseconds (0: not at all). */
+  undoWindowMs: number;
 }
 
 /** How an instance names itself in health answers, metrics, and the leases it takes in the store. */

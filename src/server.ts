@@ -4,6 +4,7 @@ import type { InstanceIdentity, ServiceContext } from "./context.ts";
 import type { Embedder } from "./embedding/embedder.ts";
 import { BackgroundTasks } from "./concurrency/background_tasks.ts";
 import { RateLimiter } from "./keys/rate_limiter.ts";
+import { upgradeStoreFormat } from "./storage/store_format.ts";
 import { IdempotentRequests } from "./idempotency/idempotent_requests.ts";
 import { KeyedMutex } from "./concurrency/keyed_mutex.ts";
 import { loadAnnGraphs } from "./search/ann_graphs.ts";
@@ -20,9 +21,11 @@ import { Metrics } from "./observability/metrics.ts";
 import { RequestLog } from "./observability/request_log.ts";
 import { listenForJobs } from "./storage/job_docs.ts";
 import { JobRunner } from "./jobs/job_runner.ts";
+import { WebhookDeliverer } from "./webhooks/webhook_deliverer.ts";
 import { createProject } from "./projects/project_store.ts";
 import { listProjects } from "./storage/project_records.ts";
 import { NativeAllocator } from "./util/native_allocator.ts";
+import { BackupScheduler } from "./backup/backup_schedule.ts";
 
 /** The project created on first start, so that a newcomer has a key at once. */
 export const DEFAULT_PROJECT_ID = "default";
@@ -83,6 +86,10 @@ export async function createService(
   config: Config,
   options: StartOptions = {},
 ): Promise<Service> {
+  const format = await upgradeStoreFormat(kv);
+  if (format.from !== null && format.from !== format.to) {
+    console.log(`Upgraded the store from format ${format.from} to ${format.to}`);
+  }
   await ensureDefaultProject(kv, options.onDefaultProject);
   const background = new BackgroundTasks();
   const metrics = new Metrics();
@@ -111,6 +118,8 @@ export async function createService(
     background,
     metrics,
     instance,
+    undoWindowMs: config.UNDO_WINDOW,
+    webhookHosts: config.WEBHOOK_ALLOWED_HOSTS ?? [],
   };
   // At start, for what a killed process left, and then once per log retention time, for the log that the snapshots of
   // an index no longer written to cover.
@@ -122,6 +131,13 @@ export async function createService(
   };
   collect();
   const collector = setInterval(collect, LOG_RETENTION_MS);
+  // Scheduled backups, when BACKUP_DIR is set: every instance looks whether one is due, and one at a time writes it.
+  const backups = config.BACKUP_DIR === undefined ? undefined : new BackupScheduler(
+    kv,
+    { dir: config.BACKUP_DIR, intervalMs: config.BACKUP_INTERVAL, keep: config.BACKUP_KEEP },
+    { owner: instance.id, metrics },
+  );
+  backups?.start();
   // Warm the default model, so that the first search does not wait for it; a failure shows in /readyz instead.
   embedder.load(DEFAULT_MODEL_ID).catch(() => {});
   // Queued writes (`options.wait: false`); the listener ends when the store closes.
@@ -129,6 +145,9 @@ export async function createService(
   jobs.start();
   listenForJobs(kv, (message) => background.watch(jobs.run(message)))
     .catch((error) => console.error("The job queue listener stopped:", error));
+  // Webhooks of finished jobs (`options.notify`): every instance delivers the outbox, what a dead one left included.
+  const webhooks = new WebhookDeliverer(kv, { metrics, background, allowedHosts: context.webhookHosts });
+  webhooks.start();
   const log = config.LOG_REQUESTS ? new RequestLog() : undefined;
   const bodyDeadlines = new BodyDeadlines();
   const rateLimiter = new RateLimiter(kv, metrics);
@@ -148,7 +167,9 @@ export async function createService(
     handler: (request, info) => handler(request, info ?? IN_PROCESS),
     async close() {
       clearInterval(collector);
+      await backups?.stop();
       jobs.stop();
+      webhooks.stop();
       bodyDeadlines.stop();
       await rateLimiter.close();
       await log?.flush();

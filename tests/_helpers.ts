@@ -47,10 +47,10 @@ export function testModels(): Promise<ModelRegistry> {
 }
 
 /**
- * A server whose `svc-mediumlm` is a model directory with a valid tokenizer and a corrupt ONNX file, so that loading
- * it fails the way a broken download would.
+ * A server (with the settings of `env`) whose `svc-mediumlm` is a model directory with a valid tokenizer and a corrupt
+ * ONNX file, so that loading it fails the way a broken download would.
  */
-export async function startServerWithBrokenMediumModel(): Promise<TestServer> {
+export async function startServerWithBrokenMediumModel(env: Record<string, string> = {}): Promise<TestServer> {
   const models = await testModels();
   const broken = await Deno.makeTempDir();
   await Deno.mkdir(`${broken}/onnx`);
@@ -60,6 +60,7 @@ export async function startServerWithBrokenMediumModel(): Promise<TestServer> {
   await Deno.writeTextFile(`${broken}/onnx/model.onnx`, "this is not an onnx model");
   const registry = { ...models, "svc-mediumlm": { source: broken, version: "broken-1" } };
   return await startTestServer({
+    env,
     embedder: () => new Embedder(registry, { cacheDir: `${broken}/cache`, allowRemote: false }),
   });
 }

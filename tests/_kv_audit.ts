@@ -2,8 +2,25 @@
  * An independent audit of a quire store: every key must belong to a live index and be named by what reads it. Used
  * after garbage collection, which must leave no orphan behind.
  */
-import type { IndexRecord } from "../src/storage/index_records.ts";
+import type { DeletedIndex, IndexRecord } from "../src/storage/index_records.ts";
 import type { SnapshotPointer } from "../src/storage/snapshot_store.ts";
+
+/** Key spaces of projects and of the store as a whole, not of an index: their keys name no index id. */
+const PROJECT_SPACES = [
+  "projects",
+  "indexes",
+  "deleted_indexes",
+  "aliases",
+  "keys",
+  "key_hashes",
+  "key_usage",
+  "rate",
+  "idempotency",
+  "webhook_secrets",
+  "webhook_outbox",
+  "backup",
+  "store_format",
+];
 
 /** Describes each key that nothing live points to, and each index whose `docCount` differs from its documents. */
 export async function findOrphans(kv: Deno.Kv): Promise<string[]> {
@@ -13,6 +30,11 @@ export async function findOrphans(kv: Deno.Kv): Promise<string[]> {
   const namedBatches = new Set<string>();
   for (const { key, value } of entries) {
     if (key[0] === "indexes") records.set((value as IndexRecord).id, value as IndexRecord);
+    // A deleted index within its undo window keeps its data as a live one does.
+    if (key[0] === "deleted_indexes") {
+      const { record } = value as DeletedIndex;
+      records.set(record.id, record);
+    }
     // A snapshot's lease sorts after its pointer, under the same index id: a killed writer may have left one.
     if (key[0] === "snapshot" && key.length === 2) pointers.set(key[1] as string, value as SnapshotPointer);
     if (key[0] === "log" && Object.hasOwn(value as object, "batchId")) {
@@ -28,7 +50,7 @@ export async function findOrphans(kv: Deno.Kv): Promise<string[]> {
   for (const { key } of entries) {
     const [space, id, sub, part] = key as [string, string, unknown, unknown];
     const record = records.get(id);
-    if (space === "projects" || space === "indexes") continue;
+    if (PROJECT_SPACES.includes(space)) continue;
     if (space === "docs" && record !== undefined && part === 0) docCounts.set(id, (docCounts.get(id) ?? 0) + 1);
     if (record === undefined || !isNamed(record, space, sub)) orphans.push(JSON.stringify(key));
   }

@@ -13,6 +13,7 @@ import { StoredDocBuilder } from "../writes/stored_docs.ts";
 import { checkDocVectors, checkedPassageSettings, indexEmbedding } from "../writes/index_embedding.ts";
 import { indexLockKey } from "../writes/index_write.ts";
 import { enqueueJob } from "../jobs/enqueue_job.ts";
+import { checkedNotify } from "../webhooks/notify_target.ts";
 import { toIndexView } from "./index_view.ts";
 import { requestedModel } from "./model_spec.ts";
 
@@ -23,6 +24,7 @@ import { requestedModel } from "./model_spec.ts";
  */
 export async function createIndex(ctx: ServiceContext, request: RequestOf<"createIndex">): Promise<true | ActionReply> {
   const { projectId, indexName, docs } = request;
+  const notify = checkedNotify(request.options, ctx.webhookHosts);
   const modelId = request.modelId ?? DEFAULT_MODEL_ID;
   const spec = requestedModel(ctx, modelId);
   const now = new Date().toISOString();
@@ -59,6 +61,7 @@ export async function createIndex(ctx: ServiceContext, request: RequestOf<"creat
       upsert: true,
       kind: "create",
       record: { ...record, docCount: 0 },
+      notify,
     });
     return ActionReply.json(toIndexView(queued), { status: 202 });
   }

@@ -16,9 +16,20 @@ import { type Access, tenantFilterOf } from "../keys/access.ts";
 import { createKey } from "./create_key.ts";
 import { listKeys } from "./list_keys.ts";
 import { deleteKey } from "./delete_key.ts";
+import { getWebhookSecret } from "./get_webhook_secret.ts";
+import { rotateWebhookSecret } from "./rotate_webhook_secret.ts";
+import { deleteAlias, listAliases, setAlias } from "./aliases.ts";
+import { listDeletedIndexes, restoreIndex } from "./deleted_indexes.ts";
 
-/** Runs the action that `request` names, with the caller's `access`, and returns its success body. */
-export function dispatch(ctx: ServiceContext, request: ManageRequest, access: Access): Promise<unknown> {
+/** Who asks: their rights, and the names of the index they asked for (an alias and its index). */
+export interface Caller {
+  access: Access;
+  names: readonly string[];
+}
+
+/** Runs the action that `request` names for `caller`, and returns its success body. */
+export function dispatch(ctx: ServiceContext, request: ManageRequest, caller: Caller): Promise<unknown> {
+  const { access, names } = caller;
   switch (request.action) {
     case "createIndex":
       return createIndex(ctx, request);
@@ -33,9 +44,9 @@ export function dispatch(ctx: ServiceContext, request: ManageRequest, access: Ac
     case "deleteDocs":
       return deleteDocs(ctx, request);
     case "getDocs":
-      return getDocs(ctx, request, tenantFilterOf(access, request.indexName));
+      return getDocs(ctx, request, tenantFilterOf(access, names));
     case "search":
-      return search(ctx, request, tenantFilterOf(access, request.indexName));
+      return search(ctx, request, tenantFilterOf(access, names));
     case "reembedIndex":
       return reembedIndex(ctx, request);
     case "exportIndex":
@@ -52,5 +63,19 @@ export function dispatch(ctx: ServiceContext, request: ManageRequest, access: Ac
       return listKeys(ctx, request, access);
     case "deleteKey":
       return deleteKey(ctx, request, access);
+    case "getWebhookSecret":
+      return getWebhookSecret(ctx, request);
+    case "rotateWebhookSecret":
+      return rotateWebhookSecret(ctx, request);
+    case "setAlias":
+      return setAlias(ctx, request);
+    case "deleteAlias":
+      return deleteAlias(ctx, request);
+    case "listAliases":
+      return listAliases(ctx, request, access.scope);
+    case "restoreIndex":
+      return restoreIndex(ctx, request);
+    case "listDeletedIndexes":
+      return listDeletedIndexes(ctx, request, access.scope);
   }
 }

@@ -8,6 +8,7 @@ import { isExternalModel } from "../embedding/model_registry.ts";
 import { readSettledIndex } from "../storage/index_records.ts";
 import { checkedPassageSettings } from "../writes/index_embedding.ts";
 import { enqueueJob } from "../jobs/enqueue_job.ts";
+import { checkedNotify } from "../webhooks/notify_target.ts";
 import { requestedModel } from "./model_spec.ts";
 import { toIndexView } from "./index_view.ts";
 
@@ -18,6 +19,8 @@ import { toIndexView } from "./index_view.ts";
  */
 export async function reembedIndex(ctx: ServiceContext, request: RequestOf<"reembedIndex">): Promise<ActionReply> {
   const { projectId, indexName } = request;
+  // Re-embedding always runs as a queued job.
+  const notify = checkedNotify({ wait: false, notify: request.options?.notify }, ctx.webhookHosts);
   const entry = await readSettledIndex(ctx.kv, projectId, indexName);
   if (entry.value === null) throw indexNotFound(indexName);
   const record = entry.value;
@@ -35,6 +38,14 @@ export async function reembedIndex(ctx: ServiceContext, request: RequestOf<"reem
   if (record.passages !== undefined && modelId !== record.modelId) {
     await checkedPassageSettings(ctx, modelId, record.passages);
   }
-  const queued = await enqueueJob(ctx, { kind: "reembed", projectId, indexName, docs: [], upsert: true, modelId });
+  const queued = await enqueueJob(ctx, {
+    kind: "reembed",
+    projectId,
+    indexName,
+    docs: [],
+    upsert: true,
+    modelId,
+    notify,
+  });
   return ActionReply.json(toIndexView(queued), { status: 202 });
 }

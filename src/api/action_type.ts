@@ -15,4 +15,11 @@ export type Action =
   | "importIndex"
   | "createKey"
   | "listKeys"
-  | "deleteKey";
+  | "deleteKey"
+  | "getWebhookSecret"
+  | "rotateWebhookSecret"
+  | "setAlias"
+  | "deleteAlias"
+  | "listAliases"
+  | "restoreIndex"
+  | "listDeletedIndexes";

@@ -4,10 +4,31 @@
  * fails when the two drift apart. The client and the published package use these, so that their types are explicit.
  */
 import type { Action } from "./action_type.ts";
-import type { CreatedKey, CreateKeyRequest, DeleteKeyRequest, ListedKey, ListKeysRequest } from "./key_api_types.ts";
+import type {
+  AliasView,
+  CreatedKey,
+  CreateKeyRequest,
+  DeleteAliasRequest,
+  DeleteKeyRequest,
+  ListAliasesRequest,
+  ListDeletedIndexesRequest,
+  ListedKey,
+  ListKeysRequest,
+  RestoreIndexRequest,
+  SetAliasRequest,
+} from "./key_api_types.ts";
+import type { SearchResult } from "./search_result_types.ts";
+import type {
+  GetWebhookSecretRequest,
+  NotifyOptions,
+  RotateWebhookSecretRequest,
+  WebhookSecret,
+} from "./webhook_api_types.ts";
 
 export type * from "./action_type.ts";
 export type * from "./key_api_types.ts";
+export type * from "./webhook_api_types.ts";
+export type * from "./search_result_types.ts";
 
 /** How `search` ranks: BM25 on the text, cosine similarity of embeddings, or both fused. */
 export type SearchMode = "fulltext" | "vector" | "hybrid";
@@ -68,11 +89,13 @@ export interface CreateIndexRequest extends IndexRequest {
   /** The embedding model; `svc-minilm` when absent. */
   modelId?: string | undefined;
   /**
-   * `wait: false` queues the build and answers at once; `passages` sets how long texts are split; `language` (one of
-   * those `@orama/stemmers` ships, `english` when absent) how full-text search stems and which stop words it drops.
+   * `wait: false` queues the build and answers at once, and `notify` then has the end of the job POSTed to a URL;
+   * `passages` sets how long texts are split; `language` (one of those `@orama/stemmers` ships, `english` when absent)
+   * how full-text search stems and which stop words it drops.
    */
   options?: {
     wait?: boolean | undefined;
+    notify?: NotifyOptions | undefined;
     passages?: PassageOptions | undefined;
     language?: string | undefined;
   } | undefined;
@@ -115,8 +138,15 @@ export interface AddDocsRequest extends IndexRequest {
   action: "addDocs";
   /** Documents to add or replace, by id. */
   docs: DocumentInput[];
-  /** `upsert: false` leaves existing documents alone; `wait: false` queues the write. */
-  options?: { upsert?: boolean | undefined; wait?: boolean | undefined } | undefined;
+  /**
+   * `upsert: false` leaves existing documents alone; `wait: false` queues the write, and `notify` then has the end of
+   * the job POSTed to a URL.
+   */
+  options?: {
+    upsert?: boolean | undefined;
+    wait?: boolean | undefined;
+    notify?: NotifyOptions | undefined;
+  } | undefined;
 }
 
 /** The body of `deleteDocs`. */
@@ -179,6 +209,8 @@ export interface ReembedIndexRequest extends IndexRequest {
   action: "reembedIndex";
   /** The model to move to; the index's own model (at the version the server runs) when absent. */
   modelId?: string | undefined;
+  /** `notify` has the end of the job POSTed to a URL. */
+  options?: { notify?: NotifyOptions | undefined } | undefined;
 }
 
 /** The body of `exportIndex`. */
@@ -211,7 +243,14 @@ export type ManageRequestInput =
   | ImportIndexRequest
   | CreateKeyRequest
   | ListKeysRequest
-  | DeleteKeyRequest;
+  | DeleteKeyRequest
+  | GetWebhookSecretRequest
+  | RotateWebhookSecretRequest
+  | SetAliasRequest
+  | DeleteAliasRequest
+  | ListAliasesRequest
+  | RestoreIndexRequest
+  | ListDeletedIndexesRequest;
 
 /** The request body of one action. */
 export type RequestInputOf<A extends Action> = Extract<ManageRequestInput, { action: A }>;
@@ -246,6 +285,14 @@ export interface IndexView {
   memoryBytes?: number | undefined;
 }
 
+/** A deleted index that `restoreIndex` can bring back: the index as it was, and when it was deleted. */
+export interface DeletedIndexView extends IndexView {
+  /** ISO 8601 time of the deletion. */
+  deletedAt: string;
+  /** When `restoreIndex` stops bringing it back and its storage is reclaimed. */
+  expiresAt: string;
+}
+
 /** A stored document as `getDocs` returns it; `metadata` is absent when the document has none. */
 export interface DocView {
   /** The document id. */
@@ -270,62 +317,6 @@ export interface AddDocsResult {
 export interface DeleteDocsResult {
   /** Documents removed. */
   deleted: number;
-}
-
-/** One search hit; fields outside the request's `include` are absent, and so is `metadata` when the doc has none. */
-export interface SearchHit {
-  /** The document id. */
-  id: string;
-  /** The ranking score: higher is better. */
-  score?: number | undefined;
-  /** The document's text. */
-  text?: string | undefined;
-  /** The document's metadata. */
-  metadata?: Record<string, unknown> | undefined;
-  /** With `include: ["passage"]`: the best passage, where `text.slice(start, end) === passage.text`. */
-  passage?: PassageHit | undefined;
-  /** With `include: ["highlights"]`: every word of `text` a query word matched (typos and prefixes included). */
-  highlights?: TextRange[] | undefined;
-  /** With `include: ["snippet"]`: about 20 words around the best matches, `…` where cut. */
-  snippet?: { text: string; highlights: TextRange[] } | undefined;
-}
-
-/** A stretch of a text in UTF-16 code units: `text.slice(start, end)`. */
-export interface TextRange {
-  /** Where it starts. */
-  start: number;
-  /** Where it ends (exclusive). */
-  end: number;
-}
-
-/** One value of a facet and how many matching documents hold it. */
-export interface FacetValue {
-  /** The metadata value. */
-  value: string | number | boolean;
-  /** Matching documents that hold it. */
-  count: number;
-}
-
-/** The passage of a hit, with offsets into the document's text in UTF-16 code units (as JavaScript slices). */
-export interface PassageHit {
-  /** The passage's text. */
-  text: string;
-  /** Where it starts in the document's text. */
-  start: number;
-  /** Where it ends (exclusive). */
-  end: number;
-}
-
-/** The answer of `search`. */
-export interface SearchResult {
-  /** The page of hits, best first. */
-  hits: SearchHit[];
-  /** How many documents matched, before limit and offset. */
-  total: number;
-  /** With `facets`: per field, its values over every match, the most common first, then in value order. */
-  facets?: Record<string, FacetValue[]> | undefined;
-  /** Time the search took on the server. */
-  tookMs: number;
 }
 
 /** The success body of every action. */
@@ -358,6 +349,20 @@ export interface ResponseBodies {
   listKeys: ListedKey[];
   /** `true`. */
   deleteKey: true;
+  /** The project's webhook secret, created on first use. */
+  getWebhookSecret: WebhookSecret;
+  /** The project's new webhook secret. */
+  rotateWebhookSecret: WebhookSecret;
+  /** `true`. */
+  setAlias: true;
+  /** `true`. */
+  deleteAlias: true;
+  /** The project's aliases within the caller's scope. */
+  listAliases: AliasView[];
+  /** The index, as it was when deleted. */
+  restoreIndex: IndexView;
+  /** The deleted indexes that can still be restored. */
+  listDeletedIndexes: DeletedIndexView[];
 }
 
 /** The `200` body of one action. */

@@ -21,11 +21,11 @@ export function indexUpdating(indexName: string): ApiError {
   return new ApiError(409, `Index "${indexName}" is already updating: retry once getIndex shows it "Ready"`);
 }
 
-/** A 409 for a write while the index is being re-embedded: it waits for the swap to the new vectors. */
+/** A 409 for a deleteIndex while the index is being re-embedded: it waits for the swap to the new vectors. */
 export function indexReembedding(indexName: string): ApiError {
   return new ApiError(
     409,
-    `Index "${indexName}" is being re-embedded: writes wait until getIndex shows it "Ready" again`,
+    `Index "${indexName}" is being re-embedded: it can be deleted once getIndex shows it "Ready" again`,
     { headers: { "retry-after": "5" } },
   );
 }

@@ -1,7 +1,7 @@
 /**
- * The key management bodies as plain TypeScript types: `createKey`, `listKeys`, `deleteKey`, and the key as they
- * show it. `api_types.ts` joins them into the API's unions; `tests/unit/api_types_test.ts` checks them against the
- * zod schemas.
+ * The bodies of the project-level actions as plain TypeScript types: key management (`createKey`, `listKeys`,
+ * `deleteKey`, and the key as they show it), aliases, and the undo of `deleteIndex`. `api_types.ts` joins them into the
+ * API's unions; `tests/unit/api_types_test.ts` checks them against the zod schemas.
  */
 import type { Action } from "./action_type.ts";
 
@@ -92,4 +92,62 @@ export interface CreatedKey extends KeyView {
 export interface ListedKey extends KeyView {
   /** When it was last used, to within a minute, or null. */
   lastUsedAt: string | null;
+}
+
+/** The body of `setAlias`: points `alias` at the index `indexName`, creating or moving it in one step. */
+export interface SetAliasRequest {
+  /** The action. */
+  action: "setAlias";
+  /** The project. */
+  projectId: string;
+  /** The other name; it may not be an index's name. */
+  alias: string;
+  /** The index it points at from now on. */
+  indexName: string;
+}
+
+/** The body of `deleteAlias`. */
+export interface DeleteAliasRequest {
+  /** The action. */
+  action: "deleteAlias";
+  /** The project. */
+  projectId: string;
+  /** The alias to delete. */
+  alias: string;
+}
+
+/** The body of `listAliases`. */
+export interface ListAliasesRequest {
+  /** The action. */
+  action: "listAliases";
+  /** The project. */
+  projectId: string;
+}
+
+/** One alias of `listAliases`. */
+export interface AliasView {
+  /** The other name. */
+  alias: string;
+  /** The index it points at. */
+  indexName: string;
+}
+
+/** The body of `restoreIndex`: brings back the latest deleted index of that name within `UNDO_WINDOW`. */
+export interface RestoreIndexRequest {
+  /** The action. */
+  action: "restoreIndex";
+  /** The project. */
+  projectId: string;
+  /** The deleted index's name. */
+  indexName: string;
+  /** Which deletion of the name, by the id `listDeletedIndexes` shows; the latest when absent. */
+  indexId?: string | undefined;
+}
+
+/** The body of `listDeletedIndexes`. */
+export interface ListDeletedIndexesRequest {
+  /** The action. */
+  action: "listDeletedIndexes";
+  /** The project. */
+  projectId: string;
 }

@@ -8,7 +8,9 @@ import { type Action, ACTIONS, requestSchema } from "./request_schemas.ts";
 import {
   acknowledgedSchema,
   addDocsResultSchema,
+  aliasListSchema,
   createdKeySchema,
+  deletedIndexListSchema,
   deleteDocsResultSchema,
   docListSchema,
   docViewSchema,
@@ -25,6 +27,8 @@ import {
   serviceInfoSchema,
 } from "./response_schemas.ts";
 import { NEXT_CURSOR_HEADER } from "./page_cursor.ts";
+import { webhookEventSchema, webhookSecretSchema } from "./webhook_schemas.ts";
+import { openApiWebhooks } from "./openapi_webhooks.ts";
 
 /** A JSON object of the document. */
 type Json = Record<string, unknown>;
@@ -34,7 +38,8 @@ const MANAGE_ERROR_STATUSES: Record<string, string> = {
   "400": "Bad JSON, a missing or unsupported x-service-version, a missing projectId, an unknown action, an invalid " +
     "field (the message names field and element), an unknown modelId, passage settings the model cannot take, a " +
     "vector of the wrong length (the message names the document and the dimensions), a query longer than the model " +
-    "reads, or reembedIndex on an external model",
+    "reads, reembedIndex on an external model, or an options.notify URL that WEBHOOK_ALLOWED_HOSTS does not allow " +
+    "(or on a write that is not queued)",
   "403": "The x-project-key is not a key of that project, or it expired or was deleted; the tenant token does not " +
     "verify (signature, kid, exp, alg) or grants more than its key; or the key or token may not use the action or " +
     "the index (the message names which, and never whether the index exists)",
@@ -76,6 +81,10 @@ const RESPONSE_COMPONENTS = new Map<z.ZodType, string>([
   [exportLinesSchema, "IndexExport"],
   [createdKeySchema, "CreatedKey"],
   [keyListSchema, "KeyList"],
+  [webhookSecretSchema, "WebhookSecret"],
+  [webhookEventSchema, "WebhookEvent"],
+  [aliasListSchema, "AliasList"],
+  [deletedIndexListSchema, "DeletedIndexList"],
 ]);
 
 /** Where a component schema is referenced from. */
@@ -196,7 +205,9 @@ export function openApiDocument(limits: Limits, version: string): Json {
         post: {
           operationId: "manage",
           summary: "Run one action: createIndex, getIndex, listIndexes, deleteIndex, addDocs, deleteDocs, getDocs, " +
-            "search, reembedIndex, exportIndex, importIndex, createKey, listKeys, deleteKey",
+            "search, reembedIndex, exportIndex, importIndex, createKey, listKeys, deleteKey, getWebhookSecret, " +
+            "rotateWebhookSecret, setAlias, deleteAlias, " +
+            "listAliases, restoreIndex, listDeletedIndexes",
           description: MANAGE_DESCRIPTION,
           security: [{ projectKey: [] }, { tenantToken: [] }],
           parameters: [{
@@ -335,6 +346,7 @@ export function openApiDocument(limits: Limits, version: string): Json {
         },
       },
     },
+    webhooks: openApiWebhooks(),
     components: {
       schemas: componentSchemas(limits),
       headers: {

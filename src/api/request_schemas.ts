@@ -5,6 +5,7 @@ import { SEARCH_MODES } from "../search/search_mode.ts";
 import { MAX_DIMENSIONS } from "../embedding/model_registry.ts";
 import { LANGUAGES } from "../fulltext/languages.ts";
 import { PROJECT_ID_PATTERN } from "./project_id.ts";
+import { notifySchema } from "./webhook_schemas.ts";
 
 /** Limits that request validation enforces. */
 export interface Limits {
@@ -30,6 +31,13 @@ export const ACTIONS = [
   "createKey",
   "listKeys",
   "deleteKey",
+  "getWebhookSecret",
+  "rotateWebhookSecret",
+  "setAlias",
+  "deleteAlias",
+  "listAliases",
+  "restoreIndex",
+  "listDeletedIndexes",
 ] as const;
 
 /** One action name. */
@@ -266,6 +274,7 @@ export function requestSchema(limits: Limits) {
       modelId: z.string().optional(),
       options: z.object({
         wait: z.boolean().optional(),
+        notify: notifySchema.optional(),
         passages: z.object({
           maxTokens: z.number().int().min(1).optional(),
           overlapTokens: z.number().int().min(0).optional(),
@@ -282,7 +291,12 @@ export function requestSchema(limits: Limits) {
       action: z.literal("addDocs"),
       ...indexed,
       docs: docsSchema(limits),
-      options: z.object({ upsert: z.boolean().optional(), wait: z.boolean().optional() }).optional(),
+      options: z.object({
+        upsert: z.boolean().optional(),
+        wait: z.boolean().optional(),
+        notify: notifySchema.optional(),
+      })
+        .optional(),
     }),
     z.object({
       action: z.literal("deleteDocs"),
@@ -299,6 +313,7 @@ export function requestSchema(limits: Limits) {
       action: z.literal("reembedIndex"),
       ...indexed,
       modelId: z.string().optional().describe("The model to move to; the index's own model when absent"),
+      options: z.object({ notify: notifySchema.optional() }).optional(),
     }),
     z.object({ action: z.literal("exportIndex"), ...indexed }),
     z.object({ action: z.literal("importIndex"), ...indexed }).describe(
@@ -307,6 +322,24 @@ export function requestSchema(limits: Limits) {
     createKeySchema(),
     z.object({ action: z.literal("listKeys"), ...base }),
     z.object({ action: z.literal("deleteKey"), ...base, keyId: z.string().min(1).max(128) }),
+    z.object({ action: z.literal("getWebhookSecret"), ...base }),
+    z.object({ action: z.literal("rotateWebhookSecret"), ...base }),
+    z.object({
+      action: z.literal("setAlias"),
+      ...base,
+      alias: indexNameSchema.describe("The other name; it may not be the name of an index"),
+      indexName: indexNameSchema.describe("The index the alias points at from now on"),
+    }),
+    z.object({ action: z.literal("deleteAlias"), ...base, alias: indexNameSchema }),
+    z.object({ action: z.literal("listAliases"), ...base }),
+    z.object({
+      action: z.literal("restoreIndex"),
+      ...indexed,
+      indexId: z.string().min(1).max(64).optional().describe(
+        "Which deletion of the name to restore, by the id listDeletedIndexes shows; the latest when absent",
+      ),
+    }),
+    z.object({ action: z.literal("listDeletedIndexes"), ...base }),
   ]);
 }
 

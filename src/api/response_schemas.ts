@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { Action } from "./request_schemas.ts";
+import { webhookSecretSchema } from "./webhook_schemas.ts";
 
 /** The states of an index: `Building` (new) and `Updating` (existing) while a queued write runs. */
 export const INDEX_STATUSES = ["Ready", "Building", "Updating", "Failed"] as const;
@@ -179,6 +180,21 @@ export const keyListSchema = z.array(keySchema.extend({
   lastUsedAt: z.iso.datetime().nullable().describe("When the key was last used, to within a minute"),
 }));
 
+/** The answer of `listAliases`. */
+export const aliasListSchema = z.array(z.object({ alias: z.string(), indexName: z.string() }));
+
+/** A deleted index that `restoreIndex` can bring back: the Index object as it was, and when it was deleted. */
+export const deletedIndexSchema = indexSchema.extend({
+  deletedAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime().describe("When restoreIndex stops bringing it back and its storage is reclaimed"),
+});
+
+/** A deleted index as the API shows it. */
+export type DeletedIndexView = z.output<typeof deletedIndexSchema>;
+
+/** The answer of `listDeletedIndexes`. */
+export const deletedIndexListSchema = z.array(deletedIndexSchema);
+
 /** The success body of every action, by action. */
 export const RESPONSE_SCHEMAS = {
   createIndex: acknowledgedSchema,
@@ -195,6 +211,13 @@ export const RESPONSE_SCHEMAS = {
   createKey: createdKeySchema,
   listKeys: keyListSchema,
   deleteKey: acknowledgedSchema,
+  getWebhookSecret: webhookSecretSchema,
+  rotateWebhookSecret: webhookSecretSchema,
+  setAlias: acknowledgedSchema,
+  deleteAlias: acknowledgedSchema,
+  listAliases: aliasListSchema,
+  restoreIndex: indexSchema,
+  listDeletedIndexes: deletedIndexListSchema,
 } as const satisfies Record<Action, z.ZodType>;
 
 /** The `200` body of one action. */

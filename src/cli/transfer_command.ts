@@ -6,6 +6,7 @@
 import { QuireClient } from "../../client.ts";
 import { isExportHeader } from "../transfer/export_format.ts";
 import { textLines } from "../util/text_lines.ts";
+import { progress } from "./progress_line.ts";
 
 /** The transfer commands, one per line. */
 export const TRANSFER_COMMANDS =
@@ -94,9 +95,4 @@ async function* nonBlank(lines: AsyncIterable<string>): AsyncGenerator<string> {
 
 function isHeaderLine(line: string): boolean {
   return line.startsWith('{"quire":"index"') && isExportHeader(JSON.parse(line));
-}
-
-/** A progress line on a terminal; nothing when stderr is piped. */
-function progress(message: string): void {
-  if (Deno.stderr.isTerminal()) Deno.stderr.writeSync(encoder.encode(`\r\x1b[2K${message}`));
 }

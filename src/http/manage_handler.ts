@@ -2,7 +2,7 @@
 import type { ServiceContext } from "../context.ts";
 import { ACTIONS, describeIssue, isAction, requestSchema } from "../api/request_schemas.ts";
 import { Authenticator } from "../keys/authenticate.ts";
-import { checkAccess } from "../keys/access.ts";
+import { authorizeRequest } from "../keys/authorize_request.ts";
 import { KeyUsage } from "../keys/key_usage.ts";
 import type { RateLimiter } from "../keys/rate_limiter.ts";
 import { type IdempotentRequests, isIdempotencyKey } from "../idempotency/idempotent_requests.ts";
@@ -40,7 +40,11 @@ const WRITE_ACTIONS: readonly string[] = [
   "reembedIndex",
   "createKey",
   "deleteKey",
+  "rotateWebhookSecret",
 ];
+
+/** The header that names the index a request ran on when its `indexName` was an alias. */
+const INDEX_NAME_HEADER = "x-index-name";
 
 /** The content type of an import's body. */
 const JSON_LINES = "application/x-ndjson";
@@ -116,19 +120,28 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
           : 'Invalid "action": expected a string';
         throw new ApiError(400, `${named}: use one of ${actionList}`);
       }
-      checkAccess(access, body.action, typeof body.indexName === "string" ? body.indexName : undefined);
+      const { names, target } = await authorizeRequest(ctx.records, access, {
+        ...body,
+        action: body.action,
+        projectId: body.projectId,
+      });
       const parsed = schema.safeParse(body);
       if (!parsed.success) throw new ApiError(400, describeIssue(parsed.error));
-      const valid = parsed.data;
+      // A request that names an alias runs on its index, and its answer names that index.
+      const valid = target === undefined ? parsed.data : { ...parsed.data, indexName: target } as typeof parsed.data;
       if (lines !== undefined && valid.action !== "importIndex") {
         throw new ApiError(415, `Only importIndex takes "${JSON_LINES}": send ${action} as "application/json"`);
       }
       const run = () =>
         lines !== undefined && valid.action === "importIndex"
           ? importIndex(ctx, valid, lines)
-          : dispatch(ctx, valid, access);
+          : dispatch(ctx, valid, { access, names });
+      const named = (response: Response) => {
+        if (target !== undefined) response.headers.set(INDEX_NAME_HEADER, target);
+        return response;
+      };
       const idempotencyKey = request.headers.get("idempotency-key");
-      if (idempotencyKey === null || !WRITE_ACTIONS.includes(valid.action)) return replyResponse(await run());
+      if (idempotencyKey === null || !WRITE_ACTIONS.includes(valid.action)) return named(replyResponse(await run()));
       if (!isIdempotencyKey(idempotencyKey)) {
         throw new ApiError(400, 'Invalid header "Idempotency-Key": use 1-255 printable ASCII characters');
       }
@@ -139,7 +152,7 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
         request: JSON.stringify(body),
         action: valid.action,
       };
-      return await idempotentResponse(options.idempotentRequests, idempotent, run);
+      return named(await idempotentResponse(options.idempotentRequests, idempotent, run));
     } catch (error) {
       return errorResponse(error, action);
     } finally {

@@ -1,6 +1,7 @@
 /** Accepts a `wait: false` write: stages its documents, marks the index, and enqueues the job. */
 import type { ServiceContext } from "../context.ts";
 import type { DocInput } from "../api/request_schemas.ts";
+import type { NotifyOptions } from "../api/webhook_api_types.ts";
 import { indexBusy, indexExists, indexNotFound, indexUpdating } from "../api/index_errors.ts";
 import type { IndexJob, IndexRecord } from "../storage/index_records.ts";
 import { readSettledIndex } from "../storage/index_records.ts";
@@ -15,7 +16,7 @@ import { indexLockKey } from "../writes/index_write.ts";
  * document of an index embedded again with `modelId` (`reembed`).
  */
 export type QueuedWrite =
-  & { projectId: string; indexName: string; docs: DocInput[]; upsert: boolean }
+  & { projectId: string; indexName: string; docs: DocInput[]; upsert: boolean; notify?: NotifyOptions | undefined }
   & ({ kind: "add" } | { kind: "create"; record: IndexRecord } | { kind: "reembed"; modelId: string });
 
 /** Queues the write and returns the index record as it now is, naming the running job. */
@@ -48,6 +49,7 @@ export async function enqueueJob(ctx: ServiceContext, write: QueuedWrite): Promi
       upsert: write.upsert,
     };
     if (write.kind === "reembed") message.reembedModelId = write.modelId;
+    if (write.notify !== undefined) message.notify = write.notify;
     const record: IndexRecord = { ...base, job };
     const committed = await commitQueuedJob(ctx.kv, current as Deno.KvEntry<IndexRecord> | null, record, message);
     ctx.records.invalidate(indexKey(projectId, indexName));

@@ -12,6 +12,7 @@ import { timeOfId } from "../storage/timed_id.ts";
 import { JobLostError, writeDocs } from "../writes/write_docs.ts";
 import { reembedDocuments } from "../reembedding/reembed_documents.ts";
 import { asForeground } from "../util/time_slices.ts";
+import { jobEndMutation } from "../webhooks/job_end_delivery.ts";
 
 /** How long a runner holds a job without renewing its lease; a dead runner's job is taken over after this. */
 export const JOB_LEASE_MS = 5_000;
@@ -94,6 +95,12 @@ export class JobRunner {
     const onProgress = async (done: number) => {
       await this.#update(message, (job) => job.owner === owner ? { ...job, done } : null);
     };
+    // The end of the job and its webhook delivery land in one commit, so that a job never ends unreported.
+    const { notify } = message;
+    const finish = notify === undefined ? undefined : (
+      record: IndexRecord,
+      error?: string,
+    ) => [jobEndMutation(notify, error === undefined ? { jobId, record } : { jobId, record, error })];
     try {
       const { reembedModelId } = message;
       const docs = reembedModelId === undefined ? await readJobDocs(ctx.kv, message) : [];
@@ -105,11 +112,11 @@ export class JobRunner {
             indexName,
             docs,
             upsert: message.upsert,
-            job: { id: jobId, owner },
+            job: { id: jobId, owner, finish },
             onProgress,
           });
         } else {
-          const job = { id: jobId, owner };
+          const job = { id: jobId, owner, finish };
           await reembedDocuments(ctx, { projectId, indexName, indexId, modelId: reembedModelId, job, onProgress });
         }
       } catch (error) {
@@ -119,6 +126,7 @@ export class JobRunner {
         await this.#update(
           message,
           (job) => job.owner === owner ? { ...job, state: "failed", error: error.message } : null,
+          finish && ((record) => finish(record, error.message)),
         );
       }
       await clearJob(ctx.kv, indexId, jobId);
@@ -128,12 +136,14 @@ export class JobRunner {
   }
 
   /**
-   * Changes the job on the index record while the record still runs this job; `change` returns null to leave it.
-   * Returns whether it changed it, left it, or found the job gone.
+   * Changes the job on the index record while the record still runs this job; `change` returns null to leave it, and
+   * `also` gives what else the commit writes, given the new record. Returns whether it changed it, left it, or found
+   * the job gone.
    */
   async #update(
     message: IndexJobMessage,
     change: (job: IndexJob) => IndexJob | null,
+    also?: (record: IndexRecord) => Deno.KvMutation[],
   ): Promise<"updated" | "left" | "gone"> {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const entry = await readSettledIndex(this.#ctx.kv, message.projectId, message.indexName);
@@ -142,7 +152,12 @@ export class JobRunner {
       const changed = change(job);
       if (changed === null) return "left";
       const record: IndexRecord = { ...entry.value!, job: changed };
-      const committed = await replaceIndexRecord(this.#ctx.kv, entry as Deno.KvEntry<IndexRecord>, record);
+      const committed = await replaceIndexRecord(
+        this.#ctx.kv,
+        entry as Deno.KvEntry<IndexRecord>,
+        record,
+        also?.(record),
+      );
       this.#ctx.records.invalidate(entry.key);
       if (committed) return "updated";
     }

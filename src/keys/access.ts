@@ -24,14 +24,18 @@ export interface Access {
 const FILTERED_ACTIONS: readonly string[] = ["search", "getDocs", "getIndex", "listIndexes"];
 
 /**
- * Throws 403 unless `access` allows `action` on `indexName`. The answer is the same whether or not the index exists.
+ * Throws 403 unless `access` allows `action` on the index that `names` name: the name as requested, and for an alias
+ * the index it points at; either name may be in the scope. The answer is the same whether or not the index exists.
  */
-export function checkAccess(access: Access, action: string, indexName: string | undefined): void {
+export function checkAccess(access: Access, action: string, names: readonly string[]): void {
   const who = access.keyId === null ? "The project key" : `Key "${access.keyId}"`;
   if (!allowsAction(access.scope, action)) throw new ApiError(403, `${who} may not use action "${action}"`);
+  const indexName = names[0];
   if (indexName === undefined) return;
-  if (!allowsIndex(access.scope, indexName)) throw new ApiError(403, `${who} may not use index "${indexName}"`);
-  if (!FILTERED_ACTIONS.includes(action) && tenantFilterOf(access, indexName) !== undefined) {
+  if (!names.some((name) => allowsIndex(access.scope, name))) {
+    throw new ApiError(403, `${who} may not use index "${indexName}"`);
+  }
+  if (!FILTERED_ACTIONS.includes(action) && tenantFilterOf(access, names) !== undefined) {
     throw new ApiError(
       403,
       `A tenant token may not use action "${action}" on index "${indexName}": its filter applies only to ` +
@@ -40,10 +44,13 @@ export function checkAccess(access: Access, action: string, indexName: string | 
   }
 }
 
-/** The filter that a tenant token sets on `indexName` (every matching pattern's, all of them), or undefined. */
-export function tenantFilterOf(access: Access, indexName: string): MetadataFilter | undefined {
+/**
+ * The filter that a tenant token sets on the index of `names` (an alias and its index): the filters of every pattern
+ * that matches either name, all of them; undefined when none does.
+ */
+export function tenantFilterOf(access: Access, names: readonly string[]): MetadataFilter | undefined {
   const filters = (access.tenantFilters ?? []).filter(({ pattern, filter }) =>
-    filter !== undefined && patternMatches(pattern, indexName)
+    filter !== undefined && names.some((name) => patternMatches(pattern, name))
   ).map(({ filter }) => filter!);
   if (filters.length === 0) return undefined;
   return (metadata) => filters.every((filter) => filter(metadata));

@@ -4,8 +4,8 @@
  */
 import { ACTIONS } from "../api/request_schemas.ts";
 
-/** The actions that manage keys: never granted by `*`, only by name. */
-export const KEY_ACTIONS = ["createKey", "listKeys", "deleteKey"] as const;
+/** The actions that manage keys and the webhook secret: never granted by `*`, only by name. */
+export const KEY_ACTIONS = ["createKey", "listKeys", "deleteKey", "getWebhookSecret", "rotateWebhookSecret"] as const;
 
 /** The actions a key may be granted by name. */
 export const GRANTABLE_ACTIONS: readonly string[] = ACTIONS;

@@ -20,6 +20,12 @@ export type LoadKind = "snapshot" | "catchup" | "full";
 /** The kinds of load, in the order metrics list them. */
 export const LOAD_KINDS: readonly LoadKind[] = ["snapshot", "catchup", "full"];
 
+/** How a webhook delivery attempt ended: delivered, failed (to be retried), or given up after its last try. */
+export type WebhookResult = "ok" | "failed" | "given_up";
+
+/** The webhook results, in the order metrics list them. */
+export const WEBHOOK_RESULTS: readonly WebhookResult[] = ["ok", "failed", "given_up"];
+
 /** Counters of the running service. */
 export class Metrics {
   /** Requests by action, then by status. */
@@ -31,8 +37,11 @@ export class Metrics {
   readonly #rateLimited = new Map<string, number>();
   readonly #loads = new Map<LoadKind, number>();
   #snapshotsWritten = 0;
+  readonly #backups = { ok: 0, failed: 0 };
+  #lastBackupSuccess: number | undefined;
   #evictions = 0;
   #jobsTakenOver = 0;
+  readonly #webhooks = new Map<WebhookResult, number>();
 
   /** Counts an answered request and its duration. `action` must come from a small fixed set: it becomes a label. */
   observeRequest(action: string, status: number, seconds: number): void {
@@ -99,6 +108,26 @@ export class Metrics {
     return this.#snapshotsWritten;
   }
 
+  /** Counts a scheduled backup this process wrote (`ok`) or tried and failed to write. */
+  countBackup(result: "ok" | "failed"): void {
+    this.#backups[result]++;
+  }
+
+  /** Scheduled backups this process wrote or failed to write. */
+  backups(): Readonly<{ ok: number; failed: number }> {
+    return this.#backups;
+  }
+
+  /** Notes when the store's last backup that was written whole began (by any instance), in ms since the epoch. */
+  setLastBackupSuccess(at: number): void {
+    this.#lastBackupSuccess = at;
+  }
+
+  /** When the store's last whole backup began, as this process last read it; undefined before it knows of one. */
+  lastBackupSuccess(): number | undefined {
+    return this.#lastBackupSuccess;
+  }
+
   /** Counts an index's search state dropped from memory to stay within the budget. */
   countEviction(): void {
     this.#evictions++;
@@ -117,6 +146,16 @@ export class Metrics {
   /** Queued jobs taken over from dead runners. */
   jobsTakenOver(): number {
     return this.#jobsTakenOver;
+  }
+
+  /** Counts a webhook delivery attempt of this process by how it ended. */
+  countWebhook(result: WebhookResult): void {
+    this.#webhooks.set(result, (this.#webhooks.get(result) ?? 0) + 1);
+  }
+
+  /** Webhook delivery attempts of this process by how they ended. */
+  webhooks(): ReadonlyMap<WebhookResult, number> {
+    return this.#webhooks;
   }
 
   /** Requests by action and status. */

@@ -1,5 +1,5 @@
 /** The `/metrics` text: request counters and histograms, model usage, KV conflicts, and per-project gauges. */
-import { DURATION_BUCKETS, LOAD_KINDS, type Metrics } from "./metrics.ts";
+import { DURATION_BUCKETS, LOAD_KINDS, type Metrics, WEBHOOK_RESULTS } from "./metrics.ts";
 import { formatFamilies, type MetricFamily, type Sample } from "./prometheus_text.ts";
 
 /** What the metrics show besides the counters: model usage, and per-project totals read from the store. */
@@ -100,6 +100,18 @@ export function renderMetrics(metrics: Metrics, sources: MetricsSources): string
       samples: [{ value: metrics.snapshotsWritten() }],
     },
     {
+      name: "quire_backups_total",
+      type: "counter",
+      help: "Scheduled backups this process wrote (ok) or failed to write (failed; tried again at the next interval)",
+      samples: (["ok", "failed"] as const).map((result) => ({ labels: { result }, value: metrics.backups()[result] })),
+    },
+    {
+      name: "quire_last_backup_time_seconds",
+      type: "gauge",
+      help: "When the store's last whole backup began (by any instance), in seconds since the epoch; absent before one",
+      samples: lastBackupSamples(metrics.lastBackupSuccess()),
+    },
+    {
       name: "quire_search_cache_bytes",
       type: "gauge",
       help: "Bytes of search state this process holds in memory (an estimate)",
@@ -129,6 +141,12 @@ export function renderMetrics(metrics: Metrics, sources: MetricsSources): string
       type: "counter",
       help: "Queued jobs this process took over from a runner whose lease expired",
       samples: [{ value: metrics.jobsTakenOver() }],
+    },
+    {
+      name: "quire_webhook_deliveries_total",
+      type: "counter",
+      help: "Webhook delivery attempts of this process: delivered (ok), failed and to be retried, or given up",
+      samples: WEBHOOK_RESULTS.map((result) => ({ labels: { result }, value: metrics.webhooks().get(result) ?? 0 })),
     },
     {
       name: "quire_process_resident_memory_bytes",
@@ -171,4 +189,8 @@ export function renderMetrics(metrics: Metrics, sources: MetricsSources): string
     },
   ];
   return formatFamilies(families);
+}
+
+function lastBackupSamples(at: number | undefined): Sample[] {
+  return at === undefined ? [] : [{ value: at / 1000 }];
 }

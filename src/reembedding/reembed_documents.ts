@@ -1,10 +1,13 @@
 /**
  * Re-embeds every document of an index, passage by passage, under a fresh index id that nothing points to yet, then
- * swaps the index record over to it in one atomic commit. Until the swap, searches read the old vectors; a runner
- * that dies half-way leaves the old index intact, and its half-built id as garbage.
+ * swaps the index record over to it in one atomic commit. Until the swap, searches read the old vectors and writes go
+ * on; the writes made meanwhile are copied from the change log before the swap, which checks that none came after. A
+ * runner that dies half-way leaves the old index intact, and its half-built id as garbage.
  */
 import type { ServiceContext } from "../context.ts";
-import { listDocs, passageTotal } from "../storage/doc_records.ts";
+import { listDocs, passageCountOf, passageTotal, readDocHeads, readDocs } from "../storage/doc_records.ts";
+import type { DocChange, StoredDoc } from "../storage/doc_change_codec.ts";
+import { readLogTail } from "../storage/change_log.ts";
 import type { DocInput } from "../api/request_schemas.ts";
 import {
   type IndexRecord,
@@ -17,7 +20,6 @@ import { StoredDocBuilder } from "../writes/stored_docs.ts";
 import { indexEmbedding } from "../writes/index_embedding.ts";
 import { JobLostError } from "../writes/write_docs.ts";
 import { nextRevision } from "../writes/next_revision.ts";
-import { retryOnConflict } from "../writes/conflict_retries.ts";
 
 /** A re-embedding job: the index, the model to move to, and the runner that holds the job. */
 export interface Reembedding {
@@ -25,10 +27,14 @@ export interface Reembedding {
   indexName: string;
   indexId: string;
   modelId: string;
-  job: { id: string; owner: string };
+  /** `finish` gives what else the swap's commit writes, given the record it leaves (the job's webhook delivery). */
+  job: { id: string; owner: string; finish?: (next: IndexRecord) => Deno.KvMutation[] };
   /** Hears how many documents are re-embedded so far. */
   onProgress?: (done: number) => Promise<void>;
 }
+
+/** Rounds of copying the writes made during the job before its swap, after which the job fails. */
+const MAX_CATCH_UPS = 100;
 
 /** Documents embedded per commit of the new id's records. */
 const BATCH_DOCS = 64;
@@ -48,25 +54,48 @@ export async function reembedDocuments(ctx: ServiceContext, reembedding: Reembed
   const builder = new StoredDocBuilder(ctx, await indexEmbedding(ctx, target));
   let done = 0;
   let passages = 0;
+  /** Embeds `docs` anew and writes them under the new id, over the versions it has; `gone` ids are deleted there. */
+  const copy = async (docs: DocInput[], gone: string[] = []) => {
+    const stored = await builder.build(docs);
+    const heads = await readDocHeads(ctx.kv, target.id, [...docs.map((doc) => doc.id), ...gone]);
+    const changes: DocChange[] = [
+      ...docs.map((doc, i) => ({ id: doc.id, doc: stored[i]!, previousParts: heads.get(doc.id)?.parts ?? 0 })),
+      ...gone.filter((id) => heads.has(id)).map((id) => ({ id, doc: null, previousParts: heads.get(id)!.parts })),
+    ];
+    await writeBuiltDocs(ctx.kv, target.id, changes);
+    const replaced = [...heads.values()].reduce((sum, head) => sum + passageCountOf(head), 0);
+    passages += passageTotal(stored) - replaced;
+  };
   let batch: DocInput[] = [];
-  const flush = async () => {
-    const stored = await builder.build(batch);
-    await writeBuiltDocs(ctx.kv, target.id, batch.map((doc, i) => ({ id: doc.id, doc: stored[i]!, previousParts: 0 })));
-    passages += passageTotal(stored);
+  for await (const [id, doc] of listDocs(ctx.kv, current.value.id)) {
+    batch.push(inputOf(id, doc));
+    if (batch.length < BATCH_DOCS) continue;
+    await copy(batch);
     done += batch.length;
     batch = [];
     await reembedding.onProgress?.(done);
-  };
-  for await (const [id, doc] of listDocs(ctx.kv, current.value.id)) {
-    batch.push(doc.metadata === undefined ? { id, text: doc.text } : { id, text: doc.text, metadata: doc.metadata });
-    if (batch.length === BATCH_DOCS) await flush();
   }
-  if (batch.length > 0) await flush();
-  // Writes answer 409 while the job runs, so the documents read are still the index's. The commit is retried while
-  // only the job's progress and lease moved the record on.
-  return await retryOnConflict({ indexName: reembedding.indexName, metrics: ctx.metrics }, async () => {
+  if (batch.length > 0) await copy(batch);
+  // Writes go on during the job, to the index as it is. The listing above saw every change up to `synced`; the later
+  // ones are read from the change log and copied again, until a swap finds no write after the last one copied.
+  let synced = current.value.revision;
+  for (let round = 0; round < MAX_CATCH_UPS; round++) {
     const latest = await heldRecord(ctx, reembedding);
     const before = latest.value;
+    if (before.revision !== synced) {
+      const tail = await readLogTail(ctx.kv, before.id, synced, before.revision);
+      // A log that a snapshot let go of: the job fails, and the index stays as it is, on its old vectors.
+      if (tail === null) throw new Error(`The change log of index "${before.name}" no longer covers the re-embedding`);
+      const changed = [...new Set(tail.changes.flat().map((change) => change.id))];
+      const now = await readDocs(ctx.kv, before.id, changed);
+      const present = new Set(now.map(([id]) => id));
+      for (let from = 0; from < now.length; from += BATCH_DOCS) {
+        await copy(now.slice(from, from + BATCH_DOCS).map(([id, doc]) => inputOf(id, doc)));
+      }
+      await copy([], changed.filter((id) => !present.has(id)));
+      synced = before.revision;
+      continue;
+    }
     const swapped: IndexRecord = {
       ...nextRevision(before, {
         docDelta: 0,
@@ -77,12 +106,19 @@ export async function reembedDocuments(ctx: ServiceContext, reembedding: Reembed
       modelId: target.modelId,
       modelVersion: target.modelVersion,
     };
-    if (!await swapBuiltIndex(ctx.kv, latest, swapped)) return undefined;
+    // A lost race is a write (caught up in the next round) or the job's own progress (tried again).
+    if (!await swapBuiltIndex(ctx.kv, latest, swapped, reembedding.job.finish?.(swapped))) continue;
     ctx.records.invalidate(latest.key);
     ctx.indexStates.drop(before.id);
     ctx.indexStates.noteCreated(swapped);
     return swapped;
-  });
+  }
+  throw new Error(`Writes to index "${reembedding.indexName}" kept coming faster than the re-embedding copied them`);
+}
+
+/** A stored document as the input that embeds it again. */
+function inputOf(id: string, doc: StoredDoc): DocInput {
+  return doc.metadata === undefined ? { id, text: doc.text } : { id, text: doc.text, metadata: doc.metadata };
 }
 
 /** The index record while this runner still holds the job; {@link JobLostError} otherwise. */

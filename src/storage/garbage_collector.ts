@@ -19,6 +19,7 @@ import {
   trashPrefix,
 } from "./kv_keys.ts";
 import { deleteTrees, firstOfGroups } from "./kv_batches.ts";
+import { expireDeletedIndexes, keptDeletedIds } from "./deleted_indexes.ts";
 import {
   deleteAbandonedVersions,
   readSnapshotPointer,
@@ -35,18 +36,20 @@ export async function collectIndexData(kv: Deno.Kv, indexId: string): Promise<vo
 }
 
 /**
- * Collects every deleted index, every build abandoned for longer than {@link ABANDONED_AFTER_MS}, and the abandoned
+ * Collects every deleted index (once its undo window has ended), every build abandoned for longer than {@link ABANDONED_AFTER_MS}, and the abandoned
  * leftovers inside live indexes; returns the number of index ids whose data went away whole.
  */
 export async function collectGarbage(kv: Deno.Kv, now = Date.now()): Promise<number> {
   let collected = 0;
+  await expireDeletedIndexes(kv, now);
   for await (const entry of kv.list<TrashMarker>({ prefix: trashPrefix() })) {
     const marker = entry.value;
     if (marker.reason === "building" && now - marker.since < ABANDONED_AFTER_MS) continue;
     await collectIndexData(kv, entry.key[1] as string);
     collected++;
   }
-  const liveIds = new Set<string>();
+  // A deleted index within its undo window keeps its data, snapshot and all, as a live one does.
+  const liveIds = await keptDeletedIds(kv);
   for await (const entry of kv.list<IndexRecord>({ prefix: indexesPrefix() })) {
     liveIds.add(entry.value.id);
     await collectLeftovers(kv, entry.value, now);

@@ -5,7 +5,15 @@
  */
 import { changeMutations } from "./doc_records.ts";
 import { decodeDocChanges, type DocChange, encodeDocChanges } from "./doc_change_codec.ts";
-import { indexesPrefix, indexKey, stagedBatchPrefix, stagedChunkKey, trashKey } from "./kv_keys.ts";
+import {
+  aliasKey,
+  deletedIndexKey,
+  indexesPrefix,
+  indexKey,
+  stagedBatchPrefix,
+  stagedChunkKey,
+  trashKey,
+} from "./kv_keys.ts";
 import {
   batchMutations,
   commitInBatches,
@@ -61,6 +69,14 @@ export interface IndexRecord {
   job?: IndexJob;
 }
 
+/** A deleted index as kept for `restoreIndex`, under its id. */
+export interface DeletedIndex {
+  record: IndexRecord;
+  deletedAt: string;
+  /** When `restoreIndex` stops bringing it back and its storage is reclaimed. */
+  expiresAt: string;
+}
+
 /** Why an index id's data is garbage, and since when. */
 export interface TrashMarker {
   reason: "building" | "deleted";
@@ -88,8 +104,9 @@ export async function replaceIndexRecord(
   kv: Deno.Kv,
   current: Deno.KvEntry<IndexRecord>,
   record: IndexRecord,
+  also: Deno.KvMutation[] = [],
 ): Promise<boolean> {
-  return (await kv.atomic().check(current).set(current.key, record).commit()).ok;
+  return (await kv.atomic().check(current).set(current.key, record).mutate(...also).commit()).ok;
 }
 
 /** Reads an index record, first applying any pending batch so that its documents match it. */
@@ -126,23 +143,23 @@ export async function abandonBuild(kv: Deno.Kv, indexId: string): Promise<void> 
 /** Makes a built index visible under its name; false, leaving the build to abandon, when the name is taken. */
 export async function publishBuiltIndex(kv: Deno.Kv, record: IndexRecord): Promise<boolean> {
   const key = indexKey(record.projectId, record.name);
-  const result = await kv.atomic().check({ key, versionstamp: null }).set(key, record).delete(trashKey(record.id))
-    .commit();
+  const result = await kv.atomic().check(...nameIsFree(record)).set(key, record).delete(trashKey(record.id)).commit();
   return result.ok;
 }
 
 /**
  * Points an index's record at a built index id in place of its current one, if the record is still `current`; the
- * old id's data becomes garbage in the same commit.
+ * old id's data becomes garbage in the same commit, and so do the mutations of `also` (a finished job's webhook).
  */
 export async function swapBuiltIndex(
   kv: Deno.Kv,
   current: Deno.KvEntry<IndexRecord>,
   next: IndexRecord,
+  also: Deno.KvMutation[] = [],
 ): Promise<boolean> {
   const deleted: TrashMarker = { reason: "deleted", since: Date.now() };
   const result = await kv.atomic().check(current).set(current.key, next).delete(trashKey(next.id))
-    .set(trashKey(current.value.id), deleted).commit();
+    .set(trashKey(current.value.id), deleted).mutate(...also).commit();
   return result.ok;
 }
 
@@ -154,7 +171,7 @@ export async function createIndexRecord(kv: Deno.Kv, record: IndexRecord, change
   const mutations = changes.flatMap((change) => changeMutations(record.id, change));
   const batches = batchMutations(mutations);
   if (batches.length <= 1) {
-    const result = await kv.atomic().check({ key, versionstamp: null }).set(key, record).mutate(...(batches[0] ?? []))
+    const result = await kv.atomic().check(...nameIsFree(record)).set(key, record).mutate(...(batches[0] ?? []))
       .commit();
     return result.ok;
   }
@@ -167,14 +184,16 @@ export async function createIndexRecord(kv: Deno.Kv, record: IndexRecord, change
 }
 
 /**
- * Commits `changes`, their change-log entry and the `next` record if the record is still `current`. Returns the size
- * of the logged changes in bytes, or null on a conflict, so that the caller can read again and retry.
+ * Commits `changes`, their change-log entry and the `next` record if the record is still `current`, in the record's
+ * commit with the few small mutations of `also` (a finished job's webhook). Returns the size of the logged changes in
+ * bytes, or null on a conflict, so that the caller can read again and retry.
  */
 export async function commitIndexChanges(
   kv: Deno.Kv,
   current: Deno.KvEntry<IndexRecord>,
   changes: DocChange[],
   next: IndexRecord,
+  also: Deno.KvMutation[] = [],
 ): Promise<number | null> {
   const encoded = encodeDocChanges(changes);
   if (encoded.byteLength <= MAX_CHUNK_BYTES) {
@@ -182,7 +201,8 @@ export async function commitIndexChanges(
     mutations.push(logMutation(next.id, next.revision, { bytes: encoded }));
     const batches = batchMutations(mutations);
     if (batches.length === 1) {
-      const result = await kv.atomic().check(current).set(current.key, next).mutate(...batches[0]!).commit();
+      // A batch stays well below the store's limits, so that these few fit beside it.
+      const result = await kv.atomic().check(current).set(current.key, next).mutate(...batches[0]!, ...also).commit();
       return result.ok ? encoded.byteLength : null;
     }
   }
@@ -190,7 +210,7 @@ export async function commitIndexChanges(
   const chunks = await writeChunks(kv, encoded, (seq) => stagedChunkKey(next.id, batchId, seq));
   const pending: PendingBatch = { batchId, chunks };
   const result = await kv.atomic().check(current).set(current.key, { ...next, pending })
-    .mutate(logMutation(next.id, next.revision, pending)).commit();
+    .mutate(logMutation(next.id, next.revision, pending), ...also).commit();
   if (!result.ok) {
     await deleteTrees(kv, [stagedBatchPrefix(next.id, batchId)]);
     return null;
@@ -216,9 +236,35 @@ async function applyPendingBatch(kv: Deno.Kv, entry: Deno.KvEntry<IndexRecord>):
   await kv.atomic().check(entry).set(entry.key, settled).commit();
 }
 
-/** Removes an index record if it is still `current`, and marks its data as garbage in the same commit. */
-export async function deleteIndexRecord(kv: Deno.Kv, current: Deno.KvEntry<IndexRecord>): Promise<boolean> {
-  const marker: TrashMarker = { reason: "deleted", since: Date.now() };
-  const result = await kv.atomic().check(current).delete(current.key).set(trashKey(current.value.id), marker).commit();
-  return result.ok;
+/**
+ * Removes an index record if it is still `current`. Within an undo window of `undoMs` its data stays, kept for
+ * `restoreIndex` under the index's id; without one it is marked as garbage in the same commit.
+ */
+export async function deleteIndexRecord(
+  kv: Deno.Kv,
+  current: Deno.KvEntry<IndexRecord>,
+  undoMs: number,
+): Promise<boolean> {
+  const { id, projectId } = current.value;
+  const commit = kv.atomic().check(current).delete(current.key);
+  if (undoMs > 0) {
+    const now = Date.now();
+    const deleted: DeletedIndex = {
+      record: current.value,
+      deletedAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + undoMs).toISOString(),
+    };
+    commit.set(deletedIndexKey(projectId, id), deleted);
+  } else {
+    commit.set(trashKey(id), { reason: "deleted", since: Date.now() } satisfies TrashMarker);
+  }
+  return (await commit.commit()).ok;
+}
+
+/** The checks that a new index's name is free: no index and no alias has it. */
+function nameIsFree(record: IndexRecord): Deno.AtomicCheck[] {
+  return [
+    { key: indexKey(record.projectId, record.name), versionstamp: null },
+    { key: aliasKey(record.projectId, record.name), versionstamp: null },
+  ];
 }

@@ -5,7 +5,7 @@
  */
 import type { DocInput } from "../api/request_schemas.ts";
 import type { IndexRecord } from "./index_records.ts";
-import { indexKey, jobChunkKey, jobPrefix, runningJobKey, runningJobsPrefix } from "./kv_keys.ts";
+import { aliasKey, indexKey, jobChunkKey, jobPrefix, runningJobKey, runningJobsPrefix } from "./kv_keys.ts";
 import { deleteTrees, readChunks, writeChunks } from "./kv_batches.ts";
 
 /** The queue message of a job. */
@@ -19,6 +19,8 @@ export interface IndexJobMessage {
   upsert: boolean;
   /** A re-embedding job's model; such a job stages no documents. */
   reembedModelId?: string;
+  /** Where to POST the event of the job's end (`options.notify`), checked when the job was queued. */
+  notify?: { url: string };
 }
 
 /** Whether a queue message is a job message. */
@@ -62,8 +64,11 @@ export async function commitQueuedJob(
   message: IndexJobMessage,
 ): Promise<boolean> {
   const key = indexKey(record.projectId, record.name);
-  const check = current ?? { key, versionstamp: null };
-  return (await kv.atomic().check(check).set(key, record).set(runningJobKey(record.id), message).enqueue(message)
+  // A new index's name must be free of indexes and aliases.
+  const checks = current === null
+    ? [{ key, versionstamp: null }, { key: aliasKey(record.projectId, record.name), versionstamp: null }]
+    : [current];
+  return (await kv.atomic().check(...checks).set(key, record).set(runningJobKey(record.id), message).enqueue(message)
     .commit()).ok;
 }
 

@@ -114,6 +114,24 @@ export function readinessKey() {
   return ["readyz"] as const;
 }
 
+/** The lease of the one instance that writes the store's next backup. */
+export function backupLeaseKey() {
+  return ["backup", "lease"] as const;
+}
+
+/** When the store's last backup was tried and last written, so that instances write one per interval. */
+export function backupStateKey() {
+  return ["backup", "state"] as const;
+}
+
+/**
+ * The prefixes of the durable records a backup copies as they are, besides indexes and their documents: projects,
+ * scoped keys with their hash index and last use, aliases and webhook secrets.
+ */
+export function backedUpRecordPrefixes(): Deno.KvKey[] {
+  return [["projects"], ["keys"], ["key_hashes"], ["key_usage"], ["aliases"], ["webhook_secrets"]];
+}
+
 /** Every prefix that holds data of one index id, for garbage collection. */
 export function indexDataPrefixes(indexId: string): Deno.KvKey[] {
   return [
@@ -160,4 +178,44 @@ export function rateWindowKey(keyId: string, window: number) {
 /** The record of one idempotency key of a project, by the key's hash. */
 export function idempotencyKey(projectId: string, keyHash: string) {
   return ["idempotency", projectId, keyHash] as const;
+}
+
+/** A project's webhook secret, which signs the events sent to its `options.notify` URLs. */
+export function webhookSecretKey(projectId: string) {
+  return ["webhook_secrets", projectId] as const;
+}
+
+/** A webhook delivery still to be made (the outbox), by the id of the job whose end it reports. */
+export function webhookOutboxKey(jobId: string) {
+  return ["webhook_outbox", jobId] as const;
+}
+
+/** The prefix of every webhook delivery still to be made. */
+export function webhookOutboxPrefix() {
+  return ["webhook_outbox"] as const;
+}
+
+/** An alias of a project: another name that points at one of its indexes. */
+export function aliasKey(projectId: string, alias: string) {
+  return ["aliases", projectId, alias] as const;
+}
+
+/** The prefix of every alias of a project, in name order. */
+export function aliasesPrefix(projectId: string) {
+  return ["aliases", projectId] as const;
+}
+
+/** A deleted index that `restoreIndex` can bring back until its undo window ends, by its id. */
+export function deletedIndexKey(projectId: string, indexId: string) {
+  return ["deleted_indexes", projectId, indexId] as const;
+}
+
+/** The prefix of a project's deleted indexes, or of every project's. */
+export function deletedIndexesPrefix(projectId?: string) {
+  return projectId === undefined ? ["deleted_indexes"] as const : ["deleted_indexes", projectId] as const;
+}
+
+/** The format of the store's records, written at start: a newer one than this release reads is refused. */
+export function storeFormatKey() {
+  return ["store_format"] as const;
 }

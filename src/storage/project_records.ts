@@ -1,5 +1,5 @@
 /** Project records in Deno KV: read, insert, list, replace the key hash, delete with their indexes and keys. */
-import { indexesPrefix, projectKey, projectsPrefix, trashKey } from "./kv_keys.ts";
+import { indexesPrefix, projectKey, projectsPrefix, trashKey, webhookSecretKey } from "./kv_keys.ts";
 import type { IndexRecord, TrashMarker } from "./index_records.ts";
 import { deleteProjectApiKeys } from "./api_key_records.ts";
 
@@ -52,6 +52,8 @@ export async function deleteProject(kv: Deno.Kv, projectId: string): Promise<boo
     await kv.atomic().check(index).delete(index.key).set(trashKey(index.value.id), marker).commit();
   }
   await deleteProjectApiKeys(kv, projectId);
+  // A project made later under the same id must not sign its events with this one's secret.
+  await kv.delete(webhookSecretKey(projectId));
   await kv.delete(projectKey(projectId));
   return true;
 }

@@ -19,17 +19,18 @@ export function indexLockKey(target: IndexTarget): string {
 }
 
 /** Whether a re-embedding job runs on the index, during which its documents stay as they are. */
-export function isReembedding(record: IndexRecord): boolean {
+function isReembedding(record: IndexRecord): boolean {
   return record.job?.state === "running" && record.job.kind === "reembed";
 }
 
 /**
  * Runs `attempt` under the index's lock with its current record, again while it returns `undefined` (its commit lost
- * a race); 404 when the index does not exist, 409 after the last lost race.
+ * a race); 404 when the index does not exist, 409 after the last lost race. With `notWhileReembedding` (a delete of
+ * the whole index), 409 while a re-embedding runs; document writes go on during one.
  */
 export async function writeToIndex<T>(
   ctx: ServiceContext,
-  target: IndexTarget,
+  target: IndexTarget & { notWhileReembedding?: boolean },
   attempt: (entry: Deno.KvEntry<IndexRecord>) => Promise<T | undefined>,
 ): Promise<T> {
   const { projectId, indexName } = target;
@@ -39,7 +40,7 @@ export async function writeToIndex<T>(
       retryOnConflict({ indexName, metrics: ctx.metrics }, async () => {
         const entry = await readSettledIndex(ctx.kv, projectId, indexName);
         if (entry.value === null) throw indexNotFound(indexName);
-        if (isReembedding(entry.value)) throw indexReembedding(indexName);
+        if (target.notWhileReembedding && isReembedding(entry.value)) throw indexReembedding(indexName);
         return await attempt(entry as Deno.KvEntry<IndexRecord>);
       }),
   );

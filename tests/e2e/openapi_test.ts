@@ -22,6 +22,13 @@ const ACTIONS = [
   "createKey",
   "listKeys",
   "deleteKey",
+  "getWebhookSecret",
+  "rotateWebhookSecret",
+  "setAlias",
+  "deleteAlias",
+  "listAliases",
+  "restoreIndex",
+  "listDeletedIndexes",
 ];
 const ERROR_STATUSES = ["400", "403", "404", "408", "409", "413", "415", "422", "429", "500"];
 
@@ -204,6 +211,26 @@ const VALID_REQUESTS: Json[] = [
   },
   { action: "listKeys", projectId: "default" },
   { action: "deleteKey", projectId: "default", keyId: "k_x" },
+  {
+    action: "addDocs",
+    projectId: "default",
+    indexName: "faq",
+    docs: [{ id: "4", text: "y" }],
+    options: { wait: false, notify: { url: "https://hooks.example.com/quire" } },
+  },
+  {
+    action: "reembedIndex",
+    projectId: "default",
+    indexName: "faq",
+    options: { notify: { url: "http://127.0.0.1:9000/hook" } },
+  },
+  { action: "getWebhookSecret", projectId: "default" },
+  { action: "rotateWebhookSecret", projectId: "default" },
+  { action: "setAlias", projectId: "default", alias: "products", indexName: "products-2026-11" },
+  { action: "deleteAlias", projectId: "default", alias: "products" },
+  { action: "listAliases", projectId: "default" },
+  { action: "restoreIndex", projectId: "default", indexName: "faq" },
+  { action: "listDeletedIndexes", projectId: "default" },
 ];
 
 const INVALID_REQUESTS: [string, Json][] = [
@@ -235,6 +262,14 @@ const INVALID_REQUESTS: [string, Json][] = [
   ["an unknown action", { action: "dropEverything", projectId: "default" }],
   ["a key with an unknown action", { action: "createKey", projectId: "default", actions: ["dropEverything"] }],
   ["deleteKey without keyId", { action: "deleteKey", projectId: "default" }],
+  ["a notify without url", {
+    action: "addDocs",
+    projectId: "default",
+    indexName: "faq",
+    docs: [],
+    options: { wait: false, notify: {} },
+  }],
+  ["setAlias without indexName", { action: "setAlias", projectId: "default", alias: "products" }],
 ];
 
 Deno.test("sample requests of every action validate against the document, broken ones fail, and so does the server", async (t) => {
@@ -282,6 +317,8 @@ Deno.test("the answers of every action validate against their response schemas i
   await answer("search", { indexName: "faq", query: "password" });
   await answer("search", { indexName: "faq", query: "password", include: [] });
   await answer("deleteDocs", { indexName: "faq", docIds: ["3"] });
+  await answer("getWebhookSecret", {});
+  await answer("rotateWebhookSecret", {});
   await answer("deleteIndex", { indexName: "faq" });
   await answer("getIndex", { indexName: "faq" }, 404);
   await answer("createIndex", { indexName: "queued", docs: [] }, 409);

@@ -9,6 +9,7 @@ import type { ManageRequestInput } from "../../src/api/request_schemas.ts";
 import type { ACTIONS, HIT_FIELDS } from "../../src/api/request_schemas.ts";
 import type { INDEX_STATUSES, RESPONSE_SCHEMAS, searchHitSchema } from "../../src/api/response_schemas.ts";
 import type { SEARCH_MODES } from "../../src/search/search_mode.ts";
+import type { WEBHOOK_EVENT_TYPES, webhookEventSchema } from "../../src/api/webhook_schemas.ts";
 
 /** `true` when A and B are the same type, else `false`. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -35,6 +36,10 @@ Deno.test("each action's explicit response type is exactly its schema's output",
   assert.ok(sameType<Api.ResponseOf<"createKey">, z.output<Schemas["createKey"]>>(true));
   assert.ok(sameType<Api.ResponseOf<"listKeys">, z.output<Schemas["listKeys"]>>(true));
   assert.ok(sameType<Api.ResponseOf<"deleteKey">, z.output<Schemas["deleteKey"]>>(true));
+  assert.ok(sameType<Api.ResponseOf<"getWebhookSecret">, z.output<Schemas["getWebhookSecret"]>>(true));
+  assert.ok(sameType<Api.ResponseOf<"rotateWebhookSecret">, z.output<Schemas["rotateWebhookSecret"]>>(true));
+  assert.ok(sameType<Api.WebhookEvent, z.output<typeof webhookEventSchema>>(true));
+  assert.ok(sameType<Api.WebhookEventType, typeof WEBHOOK_EVENT_TYPES[number]>(true));
 });
 
 Deno.test("every explicit request type is a request the schema accepts, and the enumerations agree", () => {

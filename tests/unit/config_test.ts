@@ -69,6 +69,28 @@ Deno.test("the request log is on unless LOG_REQUESTS is false, and METRICS_TOKEN
   }
 });
 
+Deno.test("backups are off without BACKUP_DIR; BACKUP_INTERVAL is a duration of at least 1s", () => {
+  const config = parseConfig({});
+  assert.equal(config.BACKUP_DIR, undefined);
+  assert.equal(config.BACKUP_INTERVAL, 24 * 60 * 60 * 1000);
+  assert.equal(config.BACKUP_KEEP, 7);
+  const set = parseConfig({ BACKUP_DIR: "/mnt/backups", BACKUP_INTERVAL: "90s", BACKUP_KEEP: "30" });
+  assert.deepEqual([set.BACKUP_DIR, set.BACKUP_INTERVAL, set.BACKUP_KEEP], ["/mnt/backups", 90_000, 30]);
+  assert.equal(parseConfig({ BACKUP_INTERVAL: "30m" }).BACKUP_INTERVAL, 30 * 60 * 1000);
+  assert.equal(parseConfig({ BACKUP_INTERVAL: "6h" }).BACKUP_INTERVAL, 6 * 60 * 60 * 1000);
+  for (const bad of ["90", "1.5h", "6 h", "soon", "-1s"]) {
+    assert.throws(
+      () => parseConfig({ BACKUP_INTERVAL: bad }),
+      /^Error: Invalid BACKUP_INTERVAL .*: expected a duration/,
+    );
+  }
+  assert.throws(
+    () => parseConfig({ BACKUP_INTERVAL: "0" }),
+    /^Error: Invalid BACKUP_INTERVAL "0": expected at least 1s/,
+  );
+  assert.throws(() => parseConfig({ BACKUP_KEEP: "0" }), /^Error: Invalid BACKUP_KEEP "0": expected at least 1/);
+});
+
 Deno.test("the README's configuration table lists exactly the variables of --help, with their defaults", async () => {
   const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
   const rows = [...readme.matchAll(/^\| `([A-Z_]+)` +\| ([^|]+?) +\|/gm)].map(([, name, cell]) =>

@@ -160,7 +160,7 @@ Deno.test("snapshots swap by pointer, never go back, drop old versions, and leav
   const entry = await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>;
   const next = { ...entry.value, revision: 2 };
   assert.notEqual(await commitIndexChanges(kv, entry, [{ id: "b", doc: doc("beta"), previousParts: 0 }], next), null);
-  assert.ok(await deleteIndexRecord(kv, await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>));
+  assert.ok(await deleteIndexRecord(kv, await kv.get<IndexRecord>(indexKey("p", "i")) as Deno.KvEntry<IndexRecord>, 0));
   assert.ok(!await writeSnapshot(kv, index.id, { revision: 3, pieces: [bytes] }), "a deleted index gets no snapshot");
   await collectGarbage(kv);
   for (const prefix of [["docs"], ["log"], ["snapshot"], ["snapshot_chunks"], ["staged"], ["trash"]]) {

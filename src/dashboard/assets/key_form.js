@@ -17,10 +17,17 @@ export const KEY_ACTIONS = [
   "createKey",
   "listKeys",
   "deleteKey",
+  "getWebhookSecret",
+  "rotateWebhookSecret",
+  "setAlias",
+  "deleteAlias",
+  "listAliases",
+  "restoreIndex",
+  "listDeletedIndexes",
 ];
 
 /** The actions that `"*"` leaves out: a key manages keys only when it is given them by name. */
-export const KEY_MANAGEMENT_ACTIONS = ["createKey", "listKeys", "deleteKey"];
+export const KEY_MANAGEMENT_ACTIONS = ["createKey", "listKeys", "deleteKey", "getWebhookSecret", "rotateWebhookSecret"];
 
 /**
  * The fields of a `createKey` call from the form's values (strings as the inputs hold them); throws, saying what to

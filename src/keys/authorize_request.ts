@@ -1,0 +1,47 @@
+/**
+ * The index a request names, through aliases, and whether the caller's scope allows the request on it. An alias is
+ * resolved through the metadata cache, so that a swap reaches every instance within `METADATA_CACHE_MS`.
+ */
+import { resolveAlias } from "../storage/alias_records.ts";
+import type { RecordCache } from "../storage/record_cache.ts";
+import { type Access, checkAccess } from "./access.ts";
+
+/** The actions whose `indexName` may be an alias: those of an existing index. */
+const ALIASED_ACTIONS: readonly string[] = [
+  "getIndex",
+  "deleteIndex",
+  "addDocs",
+  "deleteDocs",
+  "getDocs",
+  "search",
+  "reembedIndex",
+  "exportIndex",
+];
+
+/** What a request's body names, before validation. */
+export interface NamedRequest {
+  action: string;
+  projectId: string;
+  indexName?: unknown;
+  alias?: unknown;
+}
+
+/** The names of a request's index: as requested, then the index an alias points at. */
+export interface IndexNames {
+  names: string[];
+  /** The index an alias named in the request points at. */
+  target?: string;
+}
+
+/** Resolves the request's index name, and throws 403 unless `access` allows the request on it (and on its alias). */
+export async function authorizeRequest(records: RecordCache, access: Access, body: NamedRequest): Promise<IndexNames> {
+  const named = typeof body.indexName === "string" ? body.indexName : undefined;
+  const target = named !== undefined && ALIASED_ACTIONS.includes(body.action)
+    ? await resolveAlias(records, body.projectId, named)
+    : undefined;
+  const names = named === undefined ? [] : target === undefined ? [named] : [named, target];
+  checkAccess(access, body.action, names);
+  // An alias being set or deleted is a name in the scope too.
+  if (typeof body.alias === "string") checkAccess(access, body.action, [body.alias]);
+  return target === undefined ? { names } : { names, target };
+}

@@ -1,0 +1,47 @@
+/**
+ * The store's format version. One marker versions the layout of every record in the store (snapshots and change-log
+ * entries carry their own formats too): a store from an earlier release is migrated forward at start, and one from a
+ * newer release is refused, never rewritten.
+ *
+ * Formats:
+ * 1. Before the marker: projects, indexes, documents, the change log, snapshots, jobs, scoped keys, idempotency keys.
+ * 2. Aliases and deleted indexes kept for `restoreIndex` (an older release would ignore an alias and collect a deleted
+ *    index's snapshot), webhook outbox and secrets, backups' lease.
+ */
+import { projectsPrefix, storeFormatKey } from "./kv_keys.ts";
+
+/** The format this release writes and reads, with every earlier one. */
+export const STORE_FORMAT_VERSION = 2;
+
+/** A store written by a newer release than this one. */
+export class NewerStoreError extends Error {
+  constructor(readonly found: number) {
+    super(
+      `The store is format ${found}, written by a newer quire; this release reads formats up to ${STORE_FORMAT_VERSION}. ` +
+        "Run the newer release, or restore a backup made by this one: the store was left as it is",
+    );
+    this.name = "NewerStoreError";
+  }
+}
+
+/**
+ * Checks the store's format and brings an older store forward to {@link STORE_FORMAT_VERSION}; a new store is marked with it.
+ * Throws {@link NewerStoreError}, writing nothing, for a store of a newer format.
+ */
+export async function upgradeStoreFormat(kv: Deno.Kv): Promise<{ from: number | null; to: number }> {
+  for (;;) {
+    const entry = await kv.get<number>(storeFormatKey());
+    if (entry.value !== null && entry.value > STORE_FORMAT_VERSION) throw new NewerStoreError(entry.value);
+    if (entry.value === STORE_FORMAT_VERSION) return { from: STORE_FORMAT_VERSION, to: STORE_FORMAT_VERSION };
+    // No marker: a new store, or one of format 1, which had none.
+    const from = entry.value ?? (await isEmpty(kv) ? null : 1);
+    // From 1 to 2 nothing is rewritten: format 2 adds key spaces, and every record of format 1 reads as it is.
+    const result = await kv.atomic().check(entry).set(storeFormatKey(), STORE_FORMAT_VERSION).commit();
+    if (result.ok) return { from, to: STORE_FORMAT_VERSION };
+  }
+}
+
+async function isEmpty(kv: Deno.Kv): Promise<boolean> {
+  for await (const _ of kv.list({ prefix: projectsPrefix() }, { limit: 1 })) return false;
+  return true;
+}
