@@ -18,8 +18,13 @@ import type {
   AddDocsResult,
   CreatedKey,
   DocumentInput,
+  FederatedSearchResult,
+  FederationOptions,
+  IndexSettingsInput,
   ListedKey,
   ManageRequestInput,
+  MultiSearchResult,
+  MultiSearchResults,
   NotifyOptions,
   RequestInputOf,
   ResponseOf,
@@ -33,6 +38,8 @@ import type {
   CreateKeyOptions,
   GetDocsOptions,
   Index,
+  MultiSearchOptions,
+  MultiSearchQuery,
   Page,
   PageOptions,
   QuireClientOptions,
@@ -193,16 +200,35 @@ export class QuireClient {
     return await pageOf<ResponseOf<"getDocs">[number]>(response);
   }
 
-  /** Searches an index: hybrid by default, or `vector` or `fulltext`, with an optional metadata filter. */
+  /**
+   * Searches an index: hybrid by default, or `vector` or `fulltext`, with an optional metadata filter; with
+   * `options.similarTo` (and `""` as the query), the documents most like that one.
+   */
   async search(name: string, query: string, options: SearchOptions = {}): Promise<SearchResult> {
     const response = await this.#send({
       ...options,
       action: "search",
       projectId: this.#projectId,
       indexName: name,
-      query,
+      query: options.similarTo !== undefined && query === "" ? undefined : query,
     });
     return await response.json() as ResponseOf<"search">;
+  }
+
+  /** Runs up to 20 searches in one request; resolves each one's answer, or its `{ error, status }`, in order. */
+  multiSearch(queries: MultiSearchQuery[], options?: { federation?: undefined }): Promise<MultiSearchResults>;
+  /** With `federation`, resolves one page of every query's hits, merged, each naming its `indexName`. */
+  multiSearch(queries: MultiSearchQuery[], options: { federation: FederationOptions }): Promise<FederatedSearchResult>;
+  /** Runs several searches in one request; answered in order, or merged with `federation`. */
+  multiSearch(queries: MultiSearchQuery[], options?: MultiSearchOptions): Promise<MultiSearchResult>;
+  async multiSearch(queries: MultiSearchQuery[], options: MultiSearchOptions = {}): Promise<MultiSearchResult> {
+    const response = await this.#send({
+      action: "multiSearch",
+      projectId: this.#projectId,
+      queries,
+      federation: options.federation,
+    });
+    return await response.json() as ResponseOf<"multiSearch">;
   }
 
   /**
@@ -308,6 +334,12 @@ export class QuireClient {
   async listAliases(): Promise<ResponseOf<"listAliases">> {
     const response = await this.#send({ action: "listAliases", projectId: this.#projectId });
     return await response.json() as ResponseOf<"listAliases">;
+  }
+
+  /** Changes an index's synonyms or pins (each one given replaces its value) without a rebuild; resolves the index. */
+  async updateSettings(name: string, settings: IndexSettingsInput, options: WriteOptions = {}): Promise<Index> {
+    const request = { action: "updateSettings", projectId: this.#projectId, indexName: name, settings } as const;
+    return await (await this.#send(request, options)).json() as ResponseOf<"updateSettings">;
   }
 
   /** Brings back the latest deleted index of that name, as it was, within the server's `UNDO_WINDOW`. */

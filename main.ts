@@ -36,7 +36,7 @@ export {
   type QuireHandler,
   type QuireHandlerOptions,
 } from "./src/quire_handler.ts";
-export type { ModelDtype, ModelRegistry, ModelSpec } from "./src/embedding/model_registry.ts";
+export type { ModelDtype, ModelKind, ModelRegistry, ModelSpec } from "./src/embedding/model_registry.ts";
 
 function printHelp(): void {
   const width = Math.max(...Object.keys(CONFIG_HELP).map((name) => name.length));

@@ -4,6 +4,7 @@ import type { Embedder } from "./embedding/embedder.ts";
 import type { BackgroundTasks } from "./concurrency/background_tasks.ts";
 import type { KeyedMutex } from "./concurrency/keyed_mutex.ts";
 import type { IndexStates } from "./index_state/index_states.ts";
+import type { IndexSettingsCache } from "./index_state/index_settings.ts";
 import type { RecordCache } from "./storage/record_cache.ts";
 import type { Metrics } from "./observability/metrics.ts";
 
@@ -18,6 +19,8 @@ export interface ServiceContext {
   records: RecordCache;
   /** The in-memory search state of recently searched indexes, and their snapshots. */
   indexStates: IndexStates;
+  /** The settings (synonyms, pins) of the indexes it searches, read and compiled once per version. */
+  settings: IndexSettingsCache;
   background: BackgroundTasks;
   /** Request counters and durations, lost commit races and refused keys, for `/metrics`. */
   metrics: Metrics;

@@ -26,6 +26,7 @@ import { createProject } from "./projects/project_store.ts";
 import { listProjects } from "./storage/project_records.ts";
 import { NativeAllocator } from "./util/native_allocator.ts";
 import { BackupScheduler } from "./backup/backup_schedule.ts";
+import { IndexSettingsCache } from "./index_state/index_settings.ts";
 
 /** The project created on first start, so that a newcomer has a key at once. */
 export const DEFAULT_PROJECT_ID = "default";
@@ -115,6 +116,7 @@ export async function createService(
     indexLocks: new KeyedMutex(),
     records: new RecordCache(kv, config.METADATA_CACHE_MS),
     indexStates,
+    settings: new IndexSettingsCache(kv),
     background,
     metrics,
     instance,

@@ -46,6 +46,22 @@ export function testModels(): Promise<ModelRegistry> {
   return models;
 }
 
+let rerankers: Promise<ModelRegistry> | undefined;
+
+/**
+ * A registry of one generated tiny cross-encoder, `svc-rerank` (written once per test process, loaded at first use):
+ * it scores a pair by how many of the text's tokens the query holds, give or take 0.4. Not among {@link testModels},
+ * whose every model embeds.
+ */
+export function testRerankers(): Promise<ModelRegistry> {
+  rerankers ??= (async () => {
+    const dir = await temporaryDir("quire-rerankers-");
+    await writeBertModel(`${dir}/rerank`, { ...TINY_BERT, seed: 3 }, { crossEncoder: "overlap", quantized: true });
+    return { "svc-rerank": { kind: "reranker", source: `${dir}/rerank`, version: "tiny-rerank-1", dtype: "q8" } };
+  })();
+  return rerankers;
+}
+
 /**
  * A server (with the settings of `env`) whose `svc-mediumlm` is a model directory with a valid tokenizer and a corrupt
  * ONNX file, so that loading it fails the way a broken download would.

@@ -28,12 +28,14 @@ export async function findOrphans(kv: Deno.Kv): Promise<string[]> {
   const records = new Map<string, IndexRecord>();
   const pointers = new Map<string, SnapshotPointer>();
   const namedBatches = new Set<string>();
+  const kept = new Set<string>();
   for (const { key, value } of entries) {
     if (key[0] === "indexes") records.set((value as IndexRecord).id, value as IndexRecord);
-    // A deleted index within its undo window keeps its data as a live one does.
+    // A deleted index within its undo window keeps its data whole, as it was, until the window ends.
     if (key[0] === "deleted_indexes") {
       const { record } = value as DeletedIndex;
       records.set(record.id, record);
+      kept.add(record.id);
     }
     // A snapshot's lease sorts after its pointer, under the same index id: a killed writer may have left one.
     if (key[0] === "snapshot" && key.length === 2) pointers.set(key[1] as string, value as SnapshotPointer);
@@ -62,6 +64,7 @@ export async function findOrphans(kv: Deno.Kv): Promise<string[]> {
 
   /** Whether the key `[space, record.id, sub, …]` is read by the live index `record`. */
   function isNamed(record: IndexRecord, space: string, sub: unknown): boolean {
+    if (kept.has(record.id)) return true;
     const pointer = pointers.get(record.id);
     switch (space) {
       case "docs":
@@ -76,6 +79,8 @@ export async function findOrphans(kv: Deno.Kv): Promise<string[]> {
         return namedBatches.has(`${record.id}/${sub}`);
       case "jobs":
         return record.job?.state === "running" && record.job.id === sub;
+      case "index_settings":
+        return record.settings?.id === sub;
       default:
         return false;
     }

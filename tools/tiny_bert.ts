@@ -74,17 +74,29 @@ export interface BertFiles {
    * uint8 per call, `MatMulInteger`, then rescaled to float).
    */
   quantized?: boolean;
+  /**
+   * Writes a cross-encoder (`BertForSequenceClassification` with one logit) instead of an embedding model: `"pooled"`
+   * scores a pair by a random classifier over the tanh-pooled `[CLS]` state, as real ones do; `"overlap"` adds to such
+   * a score (squashed into ±0.4) how many of the second text's tokens the first text holds, so that tests can predict
+   * the order.
+   */
+  crossEncoder?: CrossEncoderHead;
 }
+
+/** How a generated cross-encoder scores a pair: see {@link BertFiles}. */
+export type CrossEncoderHead = "pooled" | "overlap";
 
 /** Writes a model directory (config, tokenizer, `onnx/model.onnx`) for `shape` into `dir`. */
 export async function writeBertModel(dir: string, shape: BertShape, files: BertFiles = {}): Promise<void> {
   const vocab = buildVocab(shape.vocab);
   await Deno.mkdir(`${dir}/onnx`, { recursive: true });
-  await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(bertConfig(shape), null, 2));
+  await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(bertConfig(shape, files.crossEncoder), null, 2));
   await Deno.writeTextFile(`${dir}/tokenizer.json`, JSON.stringify(tokenizerJson(vocab)));
   await Deno.writeTextFile(`${dir}/tokenizer_config.json`, JSON.stringify(tokenizerConfig(), null, 2));
-  await Deno.writeFile(`${dir}/onnx/model.onnx`, encodeBertOnnx(shape, false));
-  if (files.quantized) await Deno.writeFile(`${dir}/onnx/model_quantized.onnx`, encodeBertOnnx(shape, true));
+  await Deno.writeFile(`${dir}/onnx/model.onnx`, encodeBertOnnx(shape, false, files.crossEncoder));
+  if (files.quantized) {
+    await Deno.writeFile(`${dir}/onnx/model_quantized.onnx`, encodeBertOnnx(shape, true, files.crossEncoder));
+  }
 }
 
 function buildVocab(size: number): string[] {
@@ -102,9 +114,11 @@ function buildVocab(size: number): string[] {
   return tokens;
 }
 
-function bertConfig(shape: BertShape): Record<string, unknown> {
+function bertConfig(shape: BertShape, crossEncoder?: CrossEncoderHead): Record<string, unknown> {
+  const head = crossEncoder === undefined ? {} : { id2label: { "0": "LABEL_0" }, label2id: { LABEL_0: 0 } };
   return {
-    architectures: ["BertModel"],
+    ...head,
+    architectures: [crossEncoder === undefined ? "BertModel" : "BertForSequenceClassification"],
     model_type: "bert",
     hidden_size: shape.hidden,
     num_attention_heads: shape.heads,
@@ -198,8 +212,8 @@ function normalSource(seed: number): () => number {
   return () => (uniform() + uniform() + uniform() + uniform() - 2) * Math.sqrt(3);
 }
 
-/** Builds the ONNX graph of a BERT encoder whose output is `last_hidden_state`. */
-function encodeBertOnnx(shape: BertShape, quantized: boolean): Uint8Array {
+/** Builds the ONNX graph of a BERT encoder whose output is `last_hidden_state`, or of a cross-encoder's `logits`. */
+function encodeBertOnnx(shape: BertShape, quantized: boolean, crossEncoder?: CrossEncoderHead): Uint8Array {
   const { hidden, heads, intermediate } = shape;
   const random = normalSource(shape.seed);
   const initializers: Onnx.ITensorProto[] = [];
@@ -307,7 +321,45 @@ function encodeBertOnnx(shape: BertShape, quantized: boolean): Uint8Array {
     ]);
     x = layerNorm(node("Add", [dense(gelu, `${p}.output`, intermediate, hidden), attended]), `${p}.norm2`);
   }
-  nodes.push({ opType: "Identity", input: [x], output: ["last_hidden_state"], name: "output" });
+
+  /** How many tokens of each pair's second text (token type 1) its first text holds, special tokens aside: `[batch, 1]`. */
+  const overlapCount = (mask: string) => {
+    const words = new Float32Array(shape.vocab).fill(1).fill(0, 0, SPECIAL_TOKENS.length);
+    const oneHot = node("Mul", [
+      node("OneHot", [
+        "input_ids",
+        int64s("vocab_depth", [shape.vocab]),
+        tensor("one_hot", [2], FLOAT, Float32Array.of(0, 1)),
+      ]),
+      tensor("word_tokens", [shape.vocab], FLOAT, words),
+    ]);
+    const second = node("Cast", ["token_type_ids"], [int("to", FLOAT)]);
+    const tokenAxis = int64s("token_axis", [2]);
+    const sequenceAxis = int64s("sequence_axis", [1]);
+    const bag = (weight: string) =>
+      node("ReduceSum", [node("Mul", [oneHot, node("Unsqueeze", [weight, tokenAxis])]), sequenceAxis], [
+        int("keepdims", 0),
+      ]);
+    const inFirst = node("Min", [bag(node("Mul", [mask, node("Sub", ["one_f", second])])), "one_f"]);
+    return node("ReduceSum", [node("Mul", [inFirst, bag(node("Mul", [mask, second]))]), int64s("vocab_axis", [1])]);
+  };
+  let output = tensorInfo("last_hidden_state", onnx.TensorProto.DataType.FLOAT, ["batch", "sequence", hidden]);
+  if (crossEncoder === undefined) {
+    nodes.push({ opType: "Identity", input: [x], output: ["last_hidden_state"], name: "output" });
+  } else {
+    // The [CLS] state, a tanh pooler and a classifier of one logit, as BertForSequenceClassification has them.
+    const cls = node("Gather", [x, int64s("cls_index", [0])], [int("axis", 1)]);
+    const pooled = node("Tanh", [dense(cls, "pooler", hidden, hidden)]);
+    let logits = node("Reshape", [dense(pooled, "classifier", hidden, 1), int64s("logits_shape", [-1, 1])]);
+    if (crossEncoder === "overlap") {
+      logits = node("Add", [
+        node("Mul", [node("Tanh", [logits]), constant("pooled_share", [], 0.4)]),
+        overlapCount(mask),
+      ]);
+    }
+    nodes.push({ opType: "Identity", input: [logits], output: ["logits"], name: "output" });
+    output = tensorInfo("logits", onnx.TensorProto.DataType.FLOAT, ["batch", 1]);
+  }
 
   const tokens = (name: string) => tensorInfo(name, onnx.TensorProto.DataType.INT64, ["batch", "sequence"]);
   const model = onnx.ModelProto.create({
@@ -319,7 +371,7 @@ function encodeBertOnnx(shape: BertShape, quantized: boolean): Uint8Array {
       node: nodes,
       initializer: initializers,
       input: [tokens("input_ids"), tokens("attention_mask"), tokens("token_type_ids")],
-      output: [tensorInfo("last_hidden_state", onnx.TensorProto.DataType.FLOAT, ["batch", "sequence", hidden])],
+      output: [output],
     },
   });
   return onnx.ModelProto.encode(model).finish();
@@ -360,11 +412,12 @@ function bytesOf(data: Float32Array | Int8Array | BigInt64Array): Uint8Array {
 }
 
 if (import.meta.main) {
-  const [dir, shape = "tiny"] = Deno.args;
-  if (dir === undefined || (shape !== "tiny" && shape !== "minilm")) {
-    console.error("Usage: deno run --allow-write tools/tiny_bert.ts <dir> [tiny|minilm]");
+  const [dir, shape = "tiny", kind] = Deno.args;
+  if (dir === undefined || (shape !== "tiny" && shape !== "minilm") || (kind !== undefined && kind !== "reranker")) {
+    console.error("Usage: deno run --allow-write tools/tiny_bert.ts <dir> [tiny|minilm] [reranker]");
     Deno.exit(2);
   }
-  await writeBertModel(dir, shape === "tiny" ? TINY_BERT : MINILM_SHAPE);
-  console.log(`Wrote a generated ${shape} BERT model to ${dir}`);
+  const crossEncoder = kind === undefined ? undefined : "pooled";
+  await writeBertModel(dir, shape === "tiny" ? TINY_BERT : MINILM_SHAPE, { crossEncoder });
+  console.log(`Wrote a generated ${shape} BERT ${kind ?? "embedding"} model to ${dir}`);
 }

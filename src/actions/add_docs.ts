@@ -6,7 +6,7 @@ import { ActionReply } from "../api/action_reply.ts";
 import { writeDocs } from "../writes/write_docs.ts";
 import { enqueueJob } from "../jobs/enqueue_job.ts";
 import { checkedNotify } from "../webhooks/notify_target.ts";
-import { toIndexView } from "./index_view.ts";
+import { indexView } from "./index_view.ts";
 
 /** Adds or replaces documents; 404 if the index is unknown. With `options.wait: false`, 202 and a queued job. */
 export async function addDocs(
@@ -18,7 +18,7 @@ export async function addDocs(
   const notify = checkedNotify(request.options, ctx.webhookHosts);
   if (request.options?.wait === false) {
     const record = await enqueueJob(ctx, { projectId, indexName, docs, upsert, kind: "add", notify });
-    return ActionReply.json(toIndexView(record), { status: 202 });
+    return ActionReply.json(await indexView(ctx, record), { status: 202 });
   }
   return await writeDocs(ctx, { projectId, indexName, docs, upsert });
 }

@@ -14,7 +14,7 @@ import { checkDocVectors, checkedPassageSettings, indexEmbedding } from "../writ
 import { indexLockKey } from "../writes/index_write.ts";
 import { enqueueJob } from "../jobs/enqueue_job.ts";
 import { checkedNotify } from "../webhooks/notify_target.ts";
-import { toIndexView } from "./index_view.ts";
+import { indexView } from "./index_view.ts";
 import { requestedModel } from "./model_spec.ts";
 
 /**
@@ -63,7 +63,7 @@ export async function createIndex(ctx: ServiceContext, request: RequestOf<"creat
       record: { ...record, docCount: 0 },
       notify,
     });
-    return ActionReply.json(toIndexView(queued), { status: 202 });
+    return ActionReply.json(await indexView(ctx, queued), { status: 202 });
   }
   return await ctx.indexLocks.run(indexLockKey(request), async () => {
     if (await readIndexRecord(ctx.kv, projectId, indexName) !== null) throw indexExists(indexName);

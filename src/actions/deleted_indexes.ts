@@ -6,7 +6,7 @@ import { ApiError } from "../api/api_error.ts";
 import { allowsIndex, type KeyScope } from "../keys/key_scope.ts";
 import { listDeletedIndexes as listDeleted, restoreDeletedIndex } from "../storage/deleted_indexes.ts";
 import { indexKey } from "../storage/kv_keys.ts";
-import { toIndexView } from "./index_view.ts";
+import { indexView } from "./index_view.ts";
 
 /**
  * Brings back the latest deleted index of the name (or the one of `indexId`), as it was; 404 when there is none, 409
@@ -22,7 +22,7 @@ export async function restoreIndex(ctx: ServiceContext, request: RequestOf<"rest
     throw new ApiError(409, `Cannot restore index "${indexName}": an index or alias has that name now`);
   }
   ctx.records.invalidate(indexKey(projectId, indexName));
-  return toIndexView(restored);
+  return await indexView(ctx, restored);
 }
 
 /** The deleted indexes within the caller's scope that can still be restored, each with when it expires. */
@@ -31,8 +31,14 @@ export async function listDeletedIndexes(
   request: RequestOf<"listDeletedIndexes">,
   scope: Pick<KeyScope, "indexes">,
 ): Promise<DeletedIndexView[]> {
-  return (await listDeleted(ctx.kv, request.projectId))
+  const deleted = (await listDeleted(ctx.kv, request.projectId))
     .filter(({ record }) => allowsIndex(scope, record.name))
-    .sort((a, b) => a.record.name.localeCompare(b.record.name) || b.deletedAt.localeCompare(a.deletedAt))
-    .map(({ record, deletedAt, expiresAt }) => ({ ...toIndexView(record), deletedAt, expiresAt }));
+    .sort((a, b) => a.record.name.localeCompare(b.record.name) || b.deletedAt.localeCompare(a.deletedAt));
+  return await Promise.all(
+    deleted.map(async ({ record, deletedAt, expiresAt }) => ({
+      ...await indexView(ctx, record),
+      deletedAt,
+      expiresAt,
+    })),
+  );
 }

@@ -3,12 +3,14 @@ import type { ServiceContext } from "../context.ts";
 import type { ManageRequest } from "../api/request_schemas.ts";
 import { createIndex } from "./create_index.ts";
 import { getIndex } from "./get_index.ts";
+import type { IndexView } from "../api/response_schemas.ts";
 import { listIndexes } from "./list_indexes.ts";
 import { deleteIndex } from "./delete_index.ts";
 import { addDocs } from "./add_docs.ts";
 import { deleteDocs } from "./delete_docs.ts";
 import { getDocs } from "./get_docs.ts";
 import { search } from "./search.ts";
+import { multiSearch } from "./multi_search.ts";
 import { reembedIndex } from "./reembed_index.ts";
 import { exportIndex } from "./export_index.ts";
 import { ApiError } from "../api/api_error.ts";
@@ -20,6 +22,7 @@ import { getWebhookSecret } from "./get_webhook_secret.ts";
 import { rotateWebhookSecret } from "./rotate_webhook_secret.ts";
 import { deleteAlias, listAliases, setAlias } from "./aliases.ts";
 import { listDeletedIndexes, restoreIndex } from "./deleted_indexes.ts";
+import { updateSettings } from "./update_settings.ts";
 
 /** Who asks: their rights, and the names of the index they asked for (an alias and its index). */
 export interface Caller {
@@ -30,13 +33,14 @@ export interface Caller {
 /** Runs the action that `request` names for `caller`, and returns its success body. */
 export function dispatch(ctx: ServiceContext, request: ManageRequest, caller: Caller): Promise<unknown> {
   const { access, names } = caller;
+  const shown = access.tenantFilters === undefined ? (view: IndexView) => view : withoutPins;
   switch (request.action) {
     case "createIndex":
       return createIndex(ctx, request);
     case "getIndex":
-      return getIndex(ctx, request);
+      return getIndex(ctx, request).then(shown);
     case "listIndexes":
-      return listIndexes(ctx, request, access.scope);
+      return listIndexes(ctx, request, access.scope, shown);
     case "deleteIndex":
       return deleteIndex(ctx, request);
     case "addDocs":
@@ -47,6 +51,8 @@ export function dispatch(ctx: ServiceContext, request: ManageRequest, caller: Ca
       return getDocs(ctx, request, tenantFilterOf(access, names));
     case "search":
       return search(ctx, request, tenantFilterOf(access, names));
+    case "multiSearch":
+      return multiSearch(ctx, request, access);
     case "reembedIndex":
       return reembedIndex(ctx, request);
     case "exportIndex":
@@ -77,5 +83,12 @@ export function dispatch(ctx: ServiceContext, request: ManageRequest, caller: Ca
       return restoreIndex(ctx, request);
     case "listDeletedIndexes":
       return listDeletedIndexes(ctx, request, access.scope);
+    case "updateSettings":
+      return updateSettings(ctx, request);
   }
+}
+
+/** An Index object as a tenant token sees it: pins name documents, which may lie outside the token's filter. */
+function withoutPins(view: IndexView): IndexView {
+  return { ...view, settings: { ...view.settings, pins: [] } };
 }

@@ -27,6 +27,7 @@ export async function exportIndex(ctx: ServiceContext, request: RequestOf<"expor
     exportedAt: new Date().toISOString(),
   };
   if (record.passages !== undefined) header.passages = record.passages;
+  if (record.settings !== undefined) header.settings = (await ctx.settings.of(record)).settings;
   async function* lines(): AsyncGenerator<unknown> {
     yield header;
     for await (const [id, doc] of listDocs(ctx.kv, record.id)) yield exportedDoc(id, doc);

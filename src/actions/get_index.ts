@@ -4,14 +4,14 @@ import type { RequestOf } from "../api/request_schemas.ts";
 import type { IndexRecord } from "../storage/index_records.ts";
 import { indexKey } from "../storage/kv_keys.ts";
 import type { IndexView } from "../api/response_schemas.ts";
-import { toIndexView } from "./index_view.ts";
+import { indexView } from "./index_view.ts";
 import { indexNotFound } from "../api/index_errors.ts";
 
 /** Returns the Index object; 404 if unknown. */
 export async function getIndex(ctx: ServiceContext, request: RequestOf<"getIndex">): Promise<IndexView> {
   const record = await ctx.records.get<IndexRecord>(indexKey(request.projectId, request.indexName));
   if (record === null) throw indexNotFound(request.indexName);
-  const view = toIndexView(record);
+  const view = await indexView(ctx, record);
   const bytes = ctx.indexStates.bytesOf(record.id);
   if (bytes > 0) view.memoryBytes = bytes;
   return view;

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../context.ts";
 import type { RequestOf } from "../api/request_schemas.ts";
 import type { IndexView } from "../api/response_schemas.ts";
 import { importIndex as importLines, type ImportLine } from "../transfer/import_index.ts";
-import { toIndexView } from "./index_view.ts";
+import { indexView } from "./index_view.ts";
 
 /**
  * Creates the index from the export in `lines` and answers it as getIndex would; 409 when the name is taken, 400
@@ -14,5 +14,5 @@ export async function importIndex(
   request: RequestOf<"importIndex">,
   lines: AsyncIterable<ImportLine>,
 ): Promise<IndexView> {
-  return toIndexView(await importLines(ctx, request, lines));
+  return await indexView(ctx, await importLines(ctx, request, lines));
 }

@@ -5,17 +5,18 @@ import type { IndexView } from "../api/response_schemas.ts";
 import { decodeCursor, encodeCursor, NEXT_CURSOR_HEADER } from "../api/page_cursor.ts";
 import { ActionReply } from "../api/action_reply.ts";
 import { listIndexRecords } from "../storage/index_records.ts";
-import { toIndexView } from "./index_view.ts";
+import { indexView } from "./index_view.ts";
 import { allowsIndex, type KeyScope } from "../keys/key_scope.ts";
 
 /**
- * Returns the project's Index objects within the caller's `scope`, sorted by name: all of them, or `options.limit`
- * after `options.cursor`, with the next page's cursor in a header.
+ * Returns the project's Index objects within the caller's `scope`, each as `shown` shows it, sorted by name: all of
+ * them, or `options.limit` after `options.cursor`, with the next page's cursor in a header.
  */
 export async function listIndexes(
   ctx: ServiceContext,
   request: RequestOf<"listIndexes">,
   scope: Pick<KeyScope, "indexes">,
+  shown: (view: IndexView) => IndexView = (view) => view,
 ): Promise<IndexView[] | ActionReply> {
   const { limit, cursor } = request.options ?? {};
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
@@ -25,7 +26,7 @@ export async function listIndexes(
     if (views.length === limit) {
       return ActionReply.json(views, { headers: { [NEXT_CURSOR_HEADER]: encodeCursor(views.at(-1)!.name) } });
     }
-    views.push(toIndexView(record));
+    views.push(shown(await indexView(ctx, record)));
   }
   return views;
 }

@@ -10,7 +10,7 @@ import { checkedPassageSettings } from "../writes/index_embedding.ts";
 import { enqueueJob } from "../jobs/enqueue_job.ts";
 import { checkedNotify } from "../webhooks/notify_target.ts";
 import { requestedModel } from "./model_spec.ts";
-import { toIndexView } from "./index_view.ts";
+import { indexView } from "./index_view.ts";
 
 /**
  * Queues the re-embedding and answers 202 with the index, `Updating`; 404 for an unknown index, 400 for an unknown or
@@ -47,5 +47,5 @@ export async function reembedIndex(ctx: ServiceContext, request: RequestOf<"reem
     modelId,
     notify,
   });
-  return ActionReply.json(toIndexView(queued), { status: 202 });
+  return ActionReply.json(await indexView(ctx, queued), { status: 202 });
 }

@@ -6,7 +6,6 @@ import { ApiError } from "../api/api_error.ts";
 import { readSettledIndex } from "../storage/index_records.ts";
 import type { SearchMode } from "../search/search_mode.ts";
 import type { SearchIndex } from "../search/search_index.ts";
-import type { ScoredDoc } from "../search/search_query.ts";
 import { indexNotFound } from "../api/index_errors.ts";
 import { isExternalModel } from "../embedding/model_registry.ts";
 import { passageByMatches } from "../passages/passage_by_matches.ts";
@@ -15,6 +14,12 @@ import type { Word } from "../fulltext/analyzer.ts";
 import type { MetadataFilter } from "../search/metadata_filter.ts";
 import { indexModelId } from "../writes/index_model.ts";
 import { modelCall } from "../writes/index_embedding.ts";
+import { searchWithout, similarVector } from "./similar_to.ts";
+import { checkedRerank, rankedBounds, type RerankedDoc, rerankedPage } from "../reranking/rerank_hits.ts";
+import { searchWithSettings } from "../search/settings_search.ts";
+
+/** Query words that documents hold as typed get typo matches too when fewer documents than this match the query. */
+const TYPOS_BELOW_MATCHES = 10;
 
 /**
  * Searches the latest acknowledged state of an index, within a tenant token's `tenantFilter` when there is one (both it
@@ -29,21 +34,40 @@ export async function search(
   const entry = await readSettledIndex(ctx.kv, request.projectId, request.indexName);
   if (entry.value === null) throw indexNotFound(request.indexName);
   const record = entry.value;
-  const mode = request.mode ?? "hybrid";
+  const mode = request.mode ?? (request.similarTo === undefined ? "hybrid" : "vector");
   const query = request.query ?? "";
+  const rerank = checkedRerank(ctx.embedder, request.rerank);
   // 409 at once when the server no longer runs the index's model version, even for an empty index.
-  const modelId = mode === "fulltext" ? undefined : indexModelId(ctx, record);
-  const queryVectorOf = modelId === undefined
+  // similarTo compares stored vectors with each other, and needs no model.
+  const modelId = mode === "fulltext" || request.similarTo !== undefined ? undefined : indexModelId(ctx, record);
+  const similar = request.similarTo === undefined
+    ? undefined
+    : similarVector(ctx, record, { id: request.similarTo, tenantFilter });
+  similar?.catch(() => {}); // Awaited below.
+  const queryVectorOf = similar !== undefined
+    ? () => similar
+    : modelId === undefined
     ? undefined
     : () => vectorOf(ctx, { indexName: record.name, modelId, mode, query, vector: request.vector });
   // The query is embedded while the index loads (a cold load and a first model load overlap).
   const queryVector = record.docCount === 0 ? undefined : queryVectorOf?.();
   queryVector?.catch(() => {}); // Awaited below, unless the index turns out empty.
+  const settings = ctx.settings.of(record);
+  settings.catch(() => {}); // Awaited below, unless the index turns out empty.
   const index = await ctx.indexStates.get(record);
+  await similar; // 404 for an unknown document, even in an empty index.
   if (index.size === 0) return { hits: [], total: 0, tookMs: elapsedMs(started) };
   const vector = await (queryVector ?? queryVectorOf?.());
-  const match = { typoTolerance: request.typoTolerance ?? true, prefix: request.prefix ?? true };
-  const page = index.search({
+  // Typos of words the index holds as they are are looked up only when few documents match without them; the same
+  // number for every page, so that paging sees one result set.
+  const match = {
+    typoTolerance: request.typoTolerance ?? true,
+    prefix: request.prefix ?? true,
+    enough: TYPOS_BELOW_MATCHES,
+  };
+  const pageBounds = { offset: request.offset ?? 0, limit: request.limit ?? 10 };
+  // Synonyms and pins take a query; similarTo has none.
+  const page = searchWithSettings(index, (await settings).forQuery(query), {
     mode,
     text: query,
     match,
@@ -51,15 +75,19 @@ export async function search(
     filter: bothFilters(tenantFilter, request.filter),
     sort: request.sort,
     facets: request.facets === undefined ? undefined : { fields: request.facets, limit: request.facetLimit ?? 100 },
-    offset: request.offset ?? 0,
-    limit: request.limit ?? 10,
-  });
+    ...rankedBounds(rerank, pageBounds),
+  }, (expanded) => searchWithout(index, request.similarTo, expanded));
   const include = new Set<string>(request.include ?? DEFAULT_HIT_FIELDS);
   // Highlights in vector mode are the query's words found in the text.
   const terms = page.terms ??
-    (include.has("highlights") || include.has("snippet") ? index.textQuery(query, match).terms : new Set<string>());
+    (rerank !== undefined || include.has("highlights") || include.has("snippet")
+      ? index.textQuery(query, match).terms
+      : new Set<string>());
+  const hits = rerank === undefined
+    ? page.hits
+    : await rerankedPage(rerank, page.hits, { index, query, terms, page: pageBounds });
   const result: SearchResult = {
-    hits: page.hits.map((scored) => toHit(index, scored, { include, terms })),
+    hits: hits.map((scored) => toHit(index, scored, { include, terms })),
     total: page.total,
     tookMs: elapsedMs(started),
   };
@@ -130,7 +158,8 @@ interface HitOptions {
   terms: ReadonlySet<string>;
 }
 
-function toHit(index: SearchIndex, { id, score, passage }: ScoredDoc, { include, terms }: HitOptions): SearchHit {
+function toHit(index: SearchIndex, scored: RerankedDoc, { include, terms }: HitOptions): SearchHit {
+  const { id, score, passage } = scored;
   const hit: SearchHit = { id };
   const content = index.content(id)!;
   // The text is read into words once, for whichever of passage, highlights and snippet need them.
@@ -138,7 +167,9 @@ function toHit(index: SearchIndex, { id, score, passage }: ScoredDoc, { include,
   const wordsOf = () => words ??= textWords(content.text, index.analyzer);
   let highlights: TextRange[] | undefined;
   const highlightsOf = () => highlights ??= highlightRanges(wordsOf(), terms);
-  if (include.has("score")) hit.score = score;
+  // A pinned hit's place comes from its pin, not from a score.
+  if (scored.pinned) hit.pinned = true;
+  else if (include.has("score")) hit.score = score;
   if (include.has("text")) hit.text = content.text;
   if (include.has("metadata") && content.metadata !== undefined) hit.metadata = content.metadata;
   if (include.has("passage")) {
@@ -148,5 +179,6 @@ function toHit(index: SearchIndex, { id, score, passage }: ScoredDoc, { include,
   }
   if (include.has("highlights")) hit.highlights = highlightsOf();
   if (include.has("snippet")) hit.snippet = snippetOf(content.text, wordsOf(), terms);
+  if (scored.rerankScore !== undefined) hit.rerankScore = scored.rerankScore;
   return hit;
 }

@@ -10,6 +10,7 @@ export type Action =
   | "deleteDocs"
   | "getDocs"
   | "search"
+  | "multiSearch"
   | "reembedIndex"
   | "exportIndex"
   | "importIndex"
@@ -22,4 +23,5 @@ export type Action =
   | "deleteAlias"
   | "listAliases"
   | "restoreIndex"
-  | "listDeletedIndexes";
+  | "listDeletedIndexes"
+  | "updateSettings";

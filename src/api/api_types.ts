@@ -18,6 +18,8 @@ import type {
   SetAliasRequest,
 } from "./key_api_types.ts";
 import type { SearchResult } from "./search_result_types.ts";
+import type { IndexSettings, UpdateSettingsRequest } from "./settings_api_types.ts";
+import type { MultiSearchRequestOf, MultiSearchResult } from "./multi_search_api_types.ts";
 import type {
   GetWebhookSecretRequest,
   NotifyOptions,
@@ -29,6 +31,8 @@ export type * from "./action_type.ts";
 export type * from "./key_api_types.ts";
 export type * from "./webhook_api_types.ts";
 export type * from "./search_result_types.ts";
+export type * from "./settings_api_types.ts";
+export type * from "./multi_search_api_types.ts";
 
 /** How `search` ranks: BM25 on the text, cosine similarity of embeddings, or both fused. */
 export type SearchMode = "fulltext" | "vector" | "hybrid";
@@ -173,6 +177,8 @@ export interface SearchRequest extends IndexRequest {
   query?: string | undefined;
   /** The query's own vector, used instead of embedding the query; required on an external model but in `fulltext`. */
   vector?: number[] | undefined;
+  /** A document id: ranks by that document's vector (its most central passage's), without it; instead of `query`. */
+  similarTo?: string | undefined;
   /** `hybrid` when absent. */
   mode?: SearchMode | undefined;
   /** Hits per page, 1 to 100; 10 when absent. */
@@ -193,7 +199,20 @@ export interface SearchRequest extends IndexRequest {
   facetLimit?: number | undefined;
   /** Orders every match by these metadata fields (documents without one last), then by score, then by id. */
   sort?: SortField[] | undefined;
+  /** Rescores the first hits with a cross-encoder and returns them in its order, each with `rerankScore`. */
+  rerank?: RerankOptions | undefined;
 }
+
+/** The `rerank` of a search: which cross-encoder rescores how many of the first hits. */
+export interface RerankOptions {
+  /** A model of kind `reranker` in the server's registry, e.g. `svc-rerank`. */
+  modelId: string;
+  /** How many of the first hits to rescore, 1 to 200; 50 when absent. */
+  topN?: number | undefined;
+}
+
+/** The body of `multiSearch`: 1 to 20 searches, each the fields of a `search` without `action` and `projectId`. */
+export type MultiSearchRequest = MultiSearchRequestOf<Omit<SearchRequest, "action" | "projectId">>;
 
 /** One sort key of a search. */
 export interface SortField {
@@ -238,6 +257,7 @@ export type ManageRequestInput =
   | DeleteDocsRequest
   | GetDocsRequest
   | SearchRequest
+  | MultiSearchRequest
   | ReembedIndexRequest
   | ExportIndexRequest
   | ImportIndexRequest
@@ -250,7 +270,8 @@ export type ManageRequestInput =
   | DeleteAliasRequest
   | ListAliasesRequest
   | RestoreIndexRequest
-  | ListDeletedIndexesRequest;
+  | ListDeletedIndexesRequest
+  | UpdateSettingsRequest;
 
 /** The request body of one action. */
 export type RequestInputOf<A extends Action> = Extract<ManageRequestInput, { action: A }>;
@@ -277,6 +298,8 @@ export interface IndexView {
   model: { id: string; version: string };
   /** The language full-text search stems and drops stop words in. */
   language: string;
+  /** Synonyms and pins; `[]` where none are set. */
+  settings: IndexSettings;
   /** Documents embedded so far, while `Building` or `Updating`. */
   progress?: { done: number; total: number } | undefined;
   /** Why the queued write failed, when `Failed`. */
@@ -337,6 +360,8 @@ export interface ResponseBodies {
   getDocs: DocView[];
   /** The hits. */
   search: SearchResult;
+  /** Each query's answer or error in order, or with `federation` one merged page. */
+  multiSearch: MultiSearchResult;
   /** The index, `Updating` while the re-embedding job runs (answered with 202). */
   reembedIndex: IndexView;
   /** JSON Lines: the index's settings, then one line per document. */
@@ -363,6 +388,8 @@ export interface ResponseBodies {
   restoreIndex: IndexView;
   /** The deleted indexes that can still be restored. */
   listDeletedIndexes: DeletedIndexView[];
+  /** The index, with its new settings. */
+  updateSettings: IndexView;
 }
 
 /** The `200` body of one action. */

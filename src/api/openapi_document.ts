@@ -16,10 +16,14 @@ import {
   docViewSchema,
   errorSchema,
   exportLinesSchema,
+  federatedSearchResultSchema,
   healthSchema,
   indexListSchema,
   indexSchema,
   keyListSchema,
+  multiSearchResponseSchema,
+  multiSearchResultSchema,
+  queryErrorSchema,
   readinessSchema,
   RESPONSE_SCHEMAS,
   searchHitSchema,
@@ -43,7 +47,7 @@ const MANAGE_ERROR_STATUSES: Record<string, string> = {
   "403": "The x-project-key is not a key of that project, or it expired or was deleted; the tenant token does not " +
     "verify (signature, kid, exp, alg) or grants more than its key; or the key or token may not use the action or " +
     "the index (the message names which, and never whether the index exists)",
-  "404": "The project does not exist, or the index is unknown",
+  "404": "The project does not exist, or the index is unknown, or the document of a search's similarTo",
   "405": "A method other than POST; the Allow header says POST",
   "408": "The body took longer than BODY_TIMEOUT_MS to arrive",
   "409":
@@ -74,6 +78,10 @@ const RESPONSE_COMPONENTS = new Map<z.ZodType, string>([
   [deleteDocsResultSchema, "DeleteDocsResult"],
   [searchHitSchema, "SearchHit"],
   [searchResultSchema, "SearchResult"],
+  [queryErrorSchema, "QueryError"],
+  [multiSearchResultSchema, "MultiSearchResults"],
+  [federatedSearchResultSchema, "FederatedSearchResult"],
+  [multiSearchResponseSchema, "MultiSearchResult"],
   [errorSchema, "Error"],
   [healthSchema, "Health"],
   [readinessSchema, "Readiness"],
@@ -204,10 +212,7 @@ export function openApiDocument(limits: Limits, version: string): Json {
       "/manage": {
         post: {
           operationId: "manage",
-          summary: "Run one action: createIndex, getIndex, listIndexes, deleteIndex, addDocs, deleteDocs, getDocs, " +
-            "search, reembedIndex, exportIndex, importIndex, createKey, listKeys, deleteKey, getWebhookSecret, " +
-            "rotateWebhookSecret, setAlias, deleteAlias, " +
-            "listAliases, restoreIndex, listDeletedIndexes",
+          summary: `Run one action: ${ACTIONS.join(", ")}`,
           description: MANAGE_DESCRIPTION,
           security: [{ projectKey: [] }, { tenantToken: [] }],
           parameters: [{

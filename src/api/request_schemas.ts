@@ -1,11 +1,15 @@
 /** The zod schemas of every action's request body, built for the configured limits. */
 import { z } from "zod";
-import { FilterSyntaxError, parseFilter } from "../search/metadata_filter.ts";
+import { filterSchema } from "./filter_schema.ts";
 import { SEARCH_MODES } from "../search/search_mode.ts";
 import { MAX_DIMENSIONS } from "../embedding/model_registry.ts";
 import { LANGUAGES } from "../fulltext/languages.ts";
 import { PROJECT_ID_PATTERN } from "./project_id.ts";
 import { notifySchema } from "./webhook_schemas.ts";
+import { updateSettingsSchema } from "./settings_schemas.ts";
+import { multiSearchSchema } from "./multi_search_schema.ts";
+
+export { describeIssue } from "./describe_issue.ts";
 
 /** Limits that request validation enforces. */
 export interface Limits {
@@ -25,6 +29,7 @@ export const ACTIONS = [
   "deleteDocs",
   "getDocs",
   "search",
+  "multiSearch",
   "reembedIndex",
   "exportIndex",
   "importIndex",
@@ -38,6 +43,7 @@ export const ACTIONS = [
   "listAliases",
   "restoreIndex",
   "listDeletedIndexes",
+  "updateSettings",
 ] as const;
 
 /** One action name. */
@@ -153,21 +159,6 @@ function pageSchema(limits: Limits) {
   });
 }
 
-/** A metadata filter, parsed into a predicate; a malformed one is an issue at the bad operator or path. */
-const filterSchema = z.unknown().transform((value, ctx) => {
-  try {
-    return parseFilter(value);
-  } catch (error) {
-    if (!(error instanceof FilterSyntaxError)) throw error;
-    ctx.addIssue({ code: "custom", path: error.path, message: error.message });
-    return z.NEVER;
-  }
-}).meta({
-  type: "object",
-  additionalProperties: {},
-  description: "A Mongo-style predicate over metadata: $eq, $ne, $gt(e), $lt(e), $in, $nin, $exists, $and, $or",
-});
-
 /** Checked by authentication before the schema (an id of no possible project is 404), and described here. */
 const projectIdSchema = z.string().regex(PROJECT_ID_PATTERN).describe(
   "The project: 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit",
@@ -178,6 +169,12 @@ const metadataFieldSchema = z.string().min(1).max(256);
 const MAX_FACETS = 20;
 const MAX_FACET_LIMIT = 1_000;
 const MAX_SORT_FIELDS = 5;
+
+/** How many of a search's first hits `rerank` rescores when its `topN` is absent. */
+export const DEFAULT_RERANK_TOP_N = 50;
+
+/** The most first hits that `rerank` rescores. */
+export const MAX_RERANK_TOP_N = 200;
 
 function searchSchema(limits: Limits) {
   return z.object({
@@ -192,6 +189,11 @@ function searchSchema(limits: Limits) {
     vector: vectorSchema.optional().describe(
       'The query\'s own vector: used by "vector" and "hybrid" modes instead of embedding the query; required there ' +
         "on an external model",
+    ),
+    similarTo: unicodeString().min(1).refine((id) => byteLength(id) <= limits.maxDocIdBytes, {
+      message: `must be at most ${limits.maxDocIdBytes} bytes, like every document id`,
+    }).optional().describe(
+      "A document id: ranks by that document's vector (its most central passage's), without it; instead of \"query\"",
     ),
     mode: z.enum(SEARCH_MODES).optional(),
     limit: z.number().int().min(1).max(100).optional(),
@@ -212,8 +214,25 @@ function searchSchema(limits: Limits) {
       .optional().describe(
         "Orders every match by these metadata fields (documents without one last), then by score, then by id",
       ),
+    rerank: z.object({
+      modelId: z.string().min(1).max(256).describe('A model of kind "reranker" (a cross-encoder), e.g. "svc-rerank"'),
+      topN: z.number().int().min(1).max(MAX_RERANK_TOP_N).optional().describe(
+        `How many of the first hits to rescore (default ${DEFAULT_RERANK_TOP_N})`,
+      ),
+    }).optional().describe(
+      "Rescores the first topN hits with a cross-encoder on the query and each hit's best passage, in its order " +
+        "(with rerankScore); offset and limit page the reranked hits, and hits past topN follow in their own order",
+    ),
   }).superRefine((request, ctx) => {
-    const mode = request.mode ?? "hybrid";
+    const mode = request.mode ?? (request.similarTo === undefined ? "hybrid" : "vector");
+    if (request.similarTo !== undefined) {
+      const other = (["query", "vector"] as const).find((field) => request[field] !== undefined);
+      const message = 'cannot be combined with "similarTo", which ranks by a stored document\'s vector';
+      if (other !== undefined) ctx.addIssue({ code: "custom", path: [other], message });
+      if (mode !== "vector") {
+        ctx.addIssue({ code: "custom", path: ["mode"], message: 'must be "vector" with "similarTo"' });
+      }
+    }
     if (mode !== "vector" && request.query === undefined) {
       ctx.addIssue({
         code: "invalid_type",
@@ -224,6 +243,16 @@ function searchSchema(limits: Limits) {
       });
     } else if (mode !== "vector" && request.query!.trim() === "") {
       ctx.addIssue({ code: "custom", path: ["query"], message: `must not be empty or blank in "${mode}" mode` });
+    }
+    if (request.rerank !== undefined && mode === "vector" && !request.query?.trim()) {
+      ctx.addIssue({ code: "custom", path: ["rerank"], message: 'needs a text "query" to rerank by' });
+    }
+    if (request.rerank !== undefined && request.sort !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["rerank"],
+        message: 'cannot be combined with "sort", which orders by metadata',
+      });
     }
   });
 }
@@ -309,6 +338,7 @@ export function requestSchema(limits: Limits) {
       options: pageSchema(limits).extend({ docIds: docIdsSchema(limits).optional() }).optional(),
     }),
     searchSchema(limits),
+    multiSearchSchema(base),
     z.object({
       action: z.literal("reembedIndex"),
       ...indexed,
@@ -340,6 +370,7 @@ export function requestSchema(limits: Limits) {
       ),
     }),
     z.object({ action: z.literal("listDeletedIndexes"), ...base }),
+    updateSettingsSchema(indexed, limits.maxDocIdBytes),
   ]);
 }
 
@@ -357,17 +388,3 @@ export type RequestOf<A extends Action> = Extract<ManageRequest, { action: A }>;
 
 /** A document of `createIndex` or `addDocs`, validated. */
 export type DocInput = RequestOf<"createIndex">["docs"][number];
-
-/** Describes the first problem of a failed parse as one message, naming the field and element. */
-export function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  const path = issue.path.reduce<string>(
-    (text, part) =>
-      typeof part === "number" ? `${text}[${part}]` : text === "" ? String(part) : `${text}.${String(part)}`,
-    "",
-  );
-  if (issue.code === "invalid_type" && issue.message.endsWith("received undefined")) {
-    return `Missing required field "${path}": ${issue.message.replace(/^Invalid input: /, "")}`;
-  }
-  return `Invalid "${path}": ${issue.message.replace(/^Invalid input: /, "")}`;
-}

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { Action } from "./request_schemas.ts";
 import { webhookSecretSchema } from "./webhook_schemas.ts";
+import { indexSettingsSchema } from "./settings_schemas.ts";
 
 /** The states of an index: `Building` (new) and `Updating` (existing) while a queued write runs. */
 export const INDEX_STATUSES = ["Ready", "Building", "Updating", "Failed"] as const;
@@ -24,6 +25,7 @@ export const indexSchema = z.object({
   updatedAt: z.iso.datetime(),
   model: z.object({ id: z.string(), version: z.string() }),
   language: z.string().describe("The language full-text search stems and drops stop words in"),
+  settings: indexSettingsSchema,
   progress: z.object({ done: z.number().int().min(0), total: z.number().int().min(0) }).optional()
     .describe('Documents embedded so far, while "Building" or "Updating"'),
   error: z.string().optional().describe('Why the queued write failed, when "Failed"'),
@@ -93,6 +95,13 @@ export const searchHitSchema = z.object({
     text: z.string().describe("About 20 words of text around the best matches, with … where it was cut"),
     highlights: z.array(textRangeSchema).describe("The matched words, as offsets into the snippet's text"),
   }).optional().describe('With include: ["snippet"]'),
+  pinned: z.literal(true).optional().describe(
+    "A hit that a pin of the index's settings put first (it carries no score); absent on every other hit",
+  ),
+  rerankScore: z.number().optional().describe(
+    "With rerank, on each of the first topN hits: the cross-encoder's relevance logit (higher is more relevant), " +
+      "which orders them",
+  ),
 });
 
 /** One value of a facet and how many matching documents hold it. */
@@ -116,6 +125,35 @@ export const searchResultSchema = z.object({
 
 /** What `search` answers. */
 export type SearchResult = z.output<typeof searchResultSchema>;
+
+/** A query of `multiSearch` that failed: the error and status that the search alone would have answered. */
+export const queryErrorSchema = z.object({
+  error: z.string().describe("What was wrong (4xx) or what failed (5xx)"),
+  status: z.number().int().min(400).max(599),
+});
+
+/** The answer of `multiSearch` without `federation`: each query's search answer or error, in the order asked. */
+export const multiSearchResultSchema = z.object({ results: z.array(z.union([searchResultSchema, queryErrorSchema])) });
+
+/** Which query of a federated `multiSearch` a hit or an error comes from, by its place in `queries` (from 0). */
+const queryPositionSchema = z.number().int().min(0);
+
+/** The answer of `multiSearch` with `federation`: one page of every query's hits, merged by normalised score. */
+export const federatedSearchResultSchema = z.object({
+  hits: z.array(searchHitSchema.extend({
+    indexName: z.string().describe("The index of the hit (the index an alias points at)"),
+    queryPosition: queryPositionSchema,
+    score: z.number().optional().describe("The hit's score divided by its query's best, in [0, 1]; the page's order"),
+  })),
+  total: z.number().int().min(0).describe("The sum of every answered query's total"),
+  tookMs: z.number().min(0),
+  errors: z.array(queryErrorSchema.extend({ queryPosition: queryPositionSchema })).optional().describe(
+    "The queries that failed, whose hits are missing; absent when none did",
+  ),
+});
+
+/** The answer of `multiSearch`: `results` in order, or one federated list. */
+export const multiSearchResponseSchema = z.union([multiSearchResultSchema, federatedSearchResultSchema]);
 
 /** Every error body; `action` is present whenever the request body named one. */
 export const errorSchema = z.object({
@@ -151,7 +189,7 @@ export type ServiceInfo = z.output<typeof serviceInfoSchema>;
 /** The answer of `exportIndex`, described as the text it is: JSON Lines, served as `application/x-ndjson`. */
 export const exportLinesSchema = z.string().describe(
   'JSON Lines (application/x-ndjson): a line of the index\'s settings ({quire: "index", format: 1, name, model, ' +
-    "passages?, language, docCount, passageCount, exportedAt}), then one line per document ({id, text, metadata?, passages: " +
+    "passages?, language, docCount, passageCount, settings?, exportedAt}), then one line per document ({id, text, metadata?, passages: " +
     "[{start, end, vector}]}, each vector base64 of its little-endian float32 values)",
 );
 
@@ -205,6 +243,7 @@ export const RESPONSE_SCHEMAS = {
   deleteDocs: deleteDocsResultSchema,
   getDocs: docListSchema,
   search: searchResultSchema,
+  multiSearch: multiSearchResponseSchema,
   reembedIndex: indexSchema,
   exportIndex: exportLinesSchema,
   importIndex: indexSchema,
@@ -218,6 +257,7 @@ export const RESPONSE_SCHEMAS = {
   listAliases: aliasListSchema,
   restoreIndex: indexSchema,
   listDeletedIndexes: deletedIndexListSchema,
+  updateSettings: indexSchema,
 } as const satisfies Record<Action, z.ZodType>;
 
 /** The `200` body of one action. */

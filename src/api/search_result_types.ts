@@ -19,6 +19,10 @@ export interface SearchHit {
   highlights?: TextRange[] | undefined;
   /** With `include: ["snippet"]`: about 20 words around the best matches, `…` where cut. */
   snippet?: { text: string; highlights: TextRange[] } | undefined;
+  /** A hit that a pin of the index's settings put first; it carries no score. */
+  pinned?: true | undefined;
+  /** With `rerank`, on each of the first `topN` hits: the cross-encoder's relevance logit, which orders them. */
+  rerankScore?: number | undefined;
 }
 
 /** A stretch of a text in UTF-16 code units: `text.slice(start, end)`. */

@@ -1,11 +1,12 @@
 /**
- * Copies one index into a backup file: its document parts, then its record, at one revision. A copy that the index
+ * Copies one index into a backup file: its document parts, then its settings and its record, at one revision. A copy that the index
  * outran (it moved to another id, or the change log no longer covers the writes) is made again, a few times at most.
  */
 import { copyIndexDocs, type IndexSource, type StoredEntry } from "../storage/backup_source.ts";
 import type { IndexRecord } from "../storage/index_records.ts";
 import { JsonLinesGzipWriter, readJsonLinesGzip, type WrittenFile } from "./jsonl_gz_file.ts";
 import { type Json, toKvJson } from "./kv_json.ts";
+import { settingsEntries } from "../storage/settings_records.ts";
 
 /** Copies of one index before the backup fails: each is made again only when writes outran the one before. */
 const COPY_ATTEMPTS = 5;
@@ -70,6 +71,13 @@ export async function copyIndex(
       }
       continue;
     }
+    const version = copy.record.settings;
+    const settings = version === undefined ? [] : await settingsEntries(kv, copy.record.id, version);
+    // A version that a change replaced since the record was read: copy again.
+    if (settings === null) {
+      await writer.abort();
+      continue;
+    }
     const settled = settledRecord(copy.record);
     const recordLine = lineOf({
       key: copy.entry.key,
@@ -77,12 +85,13 @@ export async function copyIndex(
       value: copy.entry.value === copy.record ? settled : { ...copy.entry.value as object, record: settled },
     });
     let file: WrittenFile;
+    const lastLines = [...settings.map(lineOf), recordLine];
     if (copy.replaced.size === 0) {
-      await writer.write(recordLine);
+      for (const line of lastLines) await writer.write(line);
       file = await writer.close();
     } else {
       await writer.close();
-      ({ file, docs } = await replaceDocs(path, copy.replaced, recordLine));
+      ({ file, docs } = await replaceDocs(path, copy.replaced, lastLines));
     }
     last = copy.record;
     // Every document is one part 0; a count that differs means the copy is not whole: make it again.
@@ -105,11 +114,14 @@ function settledRecord(record: IndexRecord): IndexRecord {
   return settled;
 }
 
-/** Rewrites the file at `path` with the parts of `replaced` documents in place of those copied, then the record. */
+/**
+ * Rewrites the file at `path` with the parts of `replaced` documents in place of those copied, then `lastLines` (the
+ * settings and the record).
+ */
 async function replaceDocs(
   path: string,
   replaced: Map<string, StoredEntry[]>,
-  recordLine: BackupLine,
+  lastLines: BackupLine[],
 ): Promise<{ file: WrittenFile; docs: number }> {
   const next = `${path}.next`;
   const writer = await JsonLinesGzipWriter.create(next);
@@ -128,7 +140,7 @@ async function replaceDocs(
         await writer.write(lineOf(entry));
       }
     }
-    await writer.write(recordLine);
+    for (const line of lastLines) await writer.write(line);
   } catch (error) {
     await writer.abort();
     throw error;

@@ -58,11 +58,12 @@ export async function restoreBackup(kv: Deno.Kv, dir: string, options: RestoreOp
     let restoredDocs = 0;
     let record: StoredEntry | undefined;
     for await (const entry of entriesOf(dir, file)) {
-      if (entry.key[0] !== "docs") {
+      // Each file holds the index's document parts and settings chunks (under its id), then its record.
+      if (entry.key[0] !== "docs" && entry.key[0] !== "index_settings") {
         record = entry;
         continue;
       }
-      if (entry.key[3] === 0) restoredDocs++;
+      if (entry.key[0] === "docs" && entry.key[3] === 0) restoredDocs++;
       batch.push(entry);
       if (batch.length === WRITE_BATCH) {
         await writeRestoredEntries(kv, batch);

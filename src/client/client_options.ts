@@ -6,6 +6,7 @@ import type {
   AddDocsResult,
   CreateKeyRequest,
   DocView,
+  FederationOptions,
   IndexView,
   NotifyOptions,
   PassageOptions,
@@ -26,9 +27,20 @@ export type { AddDocsResult, SearchResult };
  * Options of `search`: `mode`, `limit`, `offset`, `filter`, `include` (`"passage"` adds each hit's best passage,
  * `"highlights"` its matched words, `"snippet"` an excerpt around them), `typoTolerance` and `prefix` (both on by
  * default), `facets` and `facetLimit` (value counts over every match), `sort` (metadata fields before the score), and
- * `vector`, the query's own vector (required on an external model, where `query` may then be `""` in `vector` mode).
+ * `vector`, the query's own vector (required on an external model, where `query` may then be `""` in `vector` mode), and
+ * `similarTo`, a document id to rank by instead of a query (pass `""` as the query). `rerank` (`{ modelId, topN }`)
+ * reorders the first hits by a cross-encoder, each with a `rerankScore`.
  */
 export type SearchOptions = Omit<RequestInputOf<"search">, "action" | "projectId" | "indexName" | "query">;
+
+/** One search of `multiSearch`: its `indexName` (or an alias) and any field of `search`, `query` included. */
+export type MultiSearchQuery = Omit<RequestInputOf<"search">, "action" | "projectId">;
+
+/** Options of `multiSearch`: `federation` merges every query's hits into one page, scored comparably. */
+export interface MultiSearchOptions {
+  /** One page (`limit`, `offset`) of every query's hits, each naming its `indexName`. */
+  federation?: FederationOptions;
+}
 
 /**
  * Options of every write: `idempotencyKey` is sent as `Idempotency-Key`, so that a retry of a write whose answer was

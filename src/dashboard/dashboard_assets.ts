@@ -16,6 +16,7 @@ import indexesView from "./assets/indexes_view.js" with { type: "text" };
 import indexView from "./assets/index_view.js" with { type: "text" };
 import projectView from "./assets/project_view.js" with { type: "text" };
 import keysView from "./assets/keys_view.js" with { type: "text" };
+import settingsView from "./assets/settings_view.js" with { type: "text" };
 import keyForm from "./assets/key_form.js" with { type: "text" };
 import searchSection from "./assets/search_section.js" with { type: "text" };
 import curlCommand from "./assets/curl_command.js" with { type: "text" };
@@ -56,6 +57,7 @@ export const DASHBOARD_ASSETS: readonly DashboardAsset[] = [
   { name: "index_view.js", contentType: JS, text: indexView },
   { name: "project_view.js", contentType: JS, text: projectView },
   { name: "keys_view.js", contentType: JS, text: keysView },
+  { name: "settings_view.js", contentType: JS, text: settingsView },
   { name: "key_form.js", contentType: JS, text: keyForm },
   { name: "search_section.js", contentType: JS, text: searchSection },
   { name: "curl_command.js", contentType: JS, text: curlCommand },

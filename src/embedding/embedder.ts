@@ -4,10 +4,18 @@
  * of small requests (search queries) go first, then those of large ones, whose texts are sorted by length to cut
  * padding.
  */
+import { loadOnce } from "../util/load_once.ts";
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { findAppFile } from "../util/app_files.ts";
 import { hashEmbedding } from "./hash_embedding.ts";
-import { HASH_MODEL_SOURCE, isExternalModel, type ModelRegistry, type ModelSpec } from "./model_registry.ts";
+import {
+  HASH_MODEL_SOURCE,
+  isExternalModel,
+  type ModelRegistry,
+  modelsOfKind,
+  type ModelSpec,
+} from "./model_registry.ts";
+import { CrossEncoders } from "./cross_encoder.ts";
 import {
   type EmbeddingBackend,
   loadTransformersRuntime,
@@ -85,6 +93,8 @@ export interface ModelUsage {
 
 /** Embeds texts with the models of a registry. */
 export class Embedder {
+  /** The registry's rerankers (`"kind": "reranker"`), which embed nothing and so are not among the models here. */
+  readonly crossEncoders: CrossEncoders;
   readonly #registry: ModelRegistry;
   readonly #options: EmbedderOptions;
   /** transformers.js, imported at the first model load: the native build cannot even be imported without FFI. */
@@ -95,8 +105,9 @@ export class Embedder {
   readonly #dimensions = new Map<string, number>();
 
   constructor(registry: ModelRegistry, options: EmbedderOptions) {
-    this.#registry = registry;
+    this.#registry = modelsOfKind(registry, "embedding");
     this.#options = options;
+    this.crossEncoders = new CrossEncoders(registry, options);
   }
 
   /** The ids of the models this embedder serves, sorted. */
@@ -216,14 +227,7 @@ export class Embedder {
   }
 
   #load(modelId: string): Promise<LoadedModel> {
-    let loading = this.#models.get(modelId);
-    if (loading === undefined) {
-      loading = this.#open(modelId);
-      this.#models.set(modelId, loading);
-      // A failed load is forgotten, so that the next request tries again.
-      loading.catch(() => this.#models.delete(modelId));
-    }
-    return loading;
+    return loadOnce(this.#models, modelId, () => this.#open(modelId));
   }
 
   async #open(modelId: string): Promise<LoadedModel> {
@@ -251,6 +255,7 @@ export class Embedder {
 
   /** Releases every loaded model. */
   async dispose(): Promise<void> {
+    await this.crossEncoders.dispose();
     const loaded = [...this.#models.values()];
     this.#models.clear();
     for (const loading of loaded) {

@@ -1,4 +1,4 @@
-/** The registry of embedding models that indexes may use, built in or read from `MODELS_FILE`. */
+/** The registry of the models quire runs, built in or read from `MODELS_FILE`: embedding models and rerankers. */
 import { z } from "zod";
 import { findAppFile } from "../util/app_files.ts";
 
@@ -17,11 +17,16 @@ const MODEL_DTYPES = [
   "q4f16",
 ] as const satisfies readonly ModelDtype[];
 
+/** What a model does: embed texts for indexes, or score (query, text) pairs as a cross-encoder for `rerank`. */
+export type ModelKind = "embedding" | "reranker";
+
 /**
  * Where a model comes from (a hub repo id or a local directory), its version, and its weight type; or, without a
  * `source`, an external model: its `dimensions`, and vectors that clients send with every document.
  */
 export interface ModelSpec {
+  /** `embedding` when absent; a `reranker` is a cross-encoder that `search`'s `rerank` names. */
+  kind?: ModelKind;
   /**
    * A hub repo id (e.g. `Xenova/all-MiniLM-L6-v2`), a model directory, or `quire:hash` for the hash embedding; absent
    * for an external model.
@@ -39,13 +44,21 @@ export interface ModelSpec {
 export const MAX_DIMENSIONS = 4096;
 
 const modelSpecSchema: z.ZodType<ModelSpec> = z.strictObject({
+  kind: z.enum(["embedding", "reranker"]).optional(),
   source: z.string().min(1).optional(),
   version: z.string().min(1),
   dtype: z.enum(MODEL_DTYPES).optional(),
   dimensions: z.number().int().min(1).max(MAX_DIMENSIONS).optional(),
 }).refine((spec) => spec.source !== undefined || spec.dimensions !== undefined, {
   message: 'needs a "source", or "dimensions" for an external model whose vectors clients send',
+}).refine((spec) => spec.kind !== "reranker" || (spec.source !== undefined && spec.dimensions === undefined), {
+  message: 'a reranker needs a "source" (a hub repo id or a model directory) and has no "dimensions"',
 });
+
+/** The entries of `registry` of one kind (an entry without a `kind` is an embedding model). */
+export function modelsOfKind(registry: ModelRegistry, kind: ModelKind): ModelRegistry {
+  return Object.fromEntries(Object.entries(registry).filter(([, spec]) => (spec.kind ?? "embedding") === kind));
+}
 
 /** Whether a model is external: quire stores and searches its vectors, and clients compute them. */
 export function isExternalModel(spec: ModelSpec): boolean {
@@ -60,10 +73,19 @@ export type ModelRegistry = Record<string, ModelSpec>;
 /** The model an index uses when `createIndex` names none. */
 export const DEFAULT_MODEL_ID = "svc-minilm";
 
+/** The reranker of the built-in registry. */
+export const DEFAULT_RERANKER_ID = "svc-rerank";
+
 /** The models served when no `MODELS_FILE` is given. */
 export const BUILT_IN_MODELS: ModelRegistry = {
   "svc-minilm": { source: "Xenova/all-MiniLM-L6-v2", version: "all-MiniLM-L6-v2-q8-1", dtype: "q8" },
   "svc-mediumlm": { source: "Xenova/all-mpnet-base-v2", version: "all-mpnet-base-v2-q8-1", dtype: "q8" },
+  [DEFAULT_RERANKER_ID]: {
+    kind: "reranker",
+    source: "Xenova/ms-marco-MiniLM-L-6-v2",
+    version: "ms-marco-MiniLM-L-6-v2-q8-1",
+    dtype: "q8",
+  },
 };
 
 /**
@@ -96,6 +118,11 @@ export async function readModelRegistry(path: string): Promise<ModelRegistry> {
   }
   if (!Object.hasOwn(result.data, DEFAULT_MODEL_ID)) {
     throw new Error(`Invalid MODELS_FILE "${path}": it must define the default model "${DEFAULT_MODEL_ID}"`);
+  }
+  if (result.data[DEFAULT_MODEL_ID]!.kind === "reranker") {
+    throw new Error(
+      `Invalid MODELS_FILE "${path}": the default model "${DEFAULT_MODEL_ID}" must be an embedding model`,
+    );
   }
   return result.data;
 }

@@ -3,7 +3,12 @@
  * addon. `wasm` is its web build on onnxruntime-web: it loads no native code, so it runs without FFI (as on Deno
  * Deploy); it reads the WebAssembly binary from node_modules and model files from disk or the hub, and writes nothing.
  */
-import type { FeatureExtractionPipeline } from "@huggingface/transformers";
+import type {
+  FeatureExtractionPipeline,
+  PreTrainedModel,
+  PreTrainedTokenizer,
+  Tensor,
+} from "@huggingface/transformers";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -25,12 +30,24 @@ export interface RuntimeOptions {
   threads?: number | undefined;
 }
 
-/** Opens feature-extraction pipelines on one backend. */
+/** Opens feature-extraction pipelines and cross-encoders on one backend. */
 export interface TransformersRuntime {
   /** A pipeline over a model directory (`local`, an absolute path) or a hub repo id. */
   open(source: string, options: { local: boolean; dtype: NonNullable<ModelSpec["dtype"]> }): Promise<
     FeatureExtractionPipeline
   >;
+  /** A sequence-classification model and its tokenizer, from a model directory (`local`) or a hub repo id. */
+  openClassifier(source: string, options: { local: boolean; dtype: NonNullable<ModelSpec["dtype"]> }): Promise<
+    TextClassifier
+  >;
+}
+
+/** A sequence-classification model (a cross-encoder), its tokenizer, and the tensors its inputs are made of. */
+export interface TextClassifier {
+  tokenizer: PreTrainedTokenizer;
+  model: PreTrainedModel;
+  /** An int64 tensor of the runtime's own class, as the model's inputs must be. */
+  int64Tensor(data: BigInt64Array, dims: number[]): Tensor;
 }
 
 type Transformers = typeof import("@huggingface/transformers");
@@ -44,14 +61,32 @@ export function loadTransformersRuntime(
 }
 
 async function loadNative(options: RuntimeOptions): Promise<TransformersRuntime> {
-  const { env, pipeline } = await import("@huggingface/transformers");
+  const transformers = await import("@huggingface/transformers");
+  const { env, pipeline } = transformers;
   env.cacheDir = options.cacheDir;
   env.allowRemoteModels = options.allowRemote;
   env.allowLocalModels = true;
   const session_options = options.threads === undefined
     ? undefined
     : { intraOpNumThreads: options.threads, interOpNumThreads: 1 };
-  return { open: (source, { dtype }) => pipeline("feature-extraction", source, { dtype, session_options }) };
+  return {
+    open: (source, { dtype }) => pipeline("feature-extraction", source, { dtype, session_options }),
+    openClassifier: (source, { dtype }) => openClassifier(transformers, source, { dtype, session_options }),
+  };
+}
+
+/** Loads a cross-encoder's tokenizer and model with `options` (the weights, and the backend's session settings). */
+async function openClassifier(
+  transformers: Transformers,
+  source: string,
+  options: Record<string, unknown>,
+): Promise<TextClassifier> {
+  const { AutoModelForSequenceClassification, AutoTokenizer, Tensor } = transformers;
+  const [tokenizer, model] = await Promise.all([
+    AutoTokenizer.from_pretrained(source),
+    AutoModelForSequenceClassification.from_pretrained(source, options),
+  ]);
+  return { tokenizer, model, int64Tensor: (data, dims) => new Tensor("int64", data, dims) };
 }
 
 async function loadWasm(options: RuntimeOptions): Promise<TransformersRuntime> {
@@ -60,7 +95,8 @@ async function loadWasm(options: RuntimeOptions): Promise<TransformersRuntime> {
   const webBuild = new URL("transformers.web.js", import.meta.resolve("@huggingface/transformers"));
   // The package exports no specifier of the web build, so it is imported by its file URL, written out as one so that
   // `deno publish` can see that no import map is involved.
-  const { env, pipeline }: Transformers = await import(`file://${webBuild.pathname}`);
+  const transformers: Transformers = await import(`file://${webBuild.pathname}`);
+  const { env, pipeline } = transformers;
   // The onnxruntime-web that the web build imports, whatever version transformers.js pins.
   const ort = createRequire(webBuild);
   const fileUrl = (specifier: string) => pathToFileURL(ort.resolve(specifier)).href;
@@ -89,6 +125,8 @@ async function loadWasm(options: RuntimeOptions): Promise<TransformersRuntime> {
   return {
     open: (source, { local, dtype }) =>
       pipeline("feature-extraction", local ? pathToFileURL(source).href : source, { dtype, device: "wasm" }),
+    openClassifier: (source, { local, dtype }) =>
+      openClassifier(transformers, local ? pathToFileURL(source).href : source, { dtype, device: "wasm" }),
   };
 }
 

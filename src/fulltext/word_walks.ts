@@ -3,7 +3,8 @@
  * and the words that start with a prefix.
  *
  * The typo walk is a Levenshtein automaton run over the sorted words: one row of edit distances per character, as in
- * a walk over a trie. A word reuses the rows of the prefix it shares with the word before it, and once every entry of
+ * a walk over a trie. A typo on the first letter counts as two, as in Meilisearch: people rarely miss the first letter,
+ * and the rule lets one typo rule out every word of another first letter at once. A word reuses the rows of the prefix it shares with the word before it, and once every entry of
  * a row exceeds the typos allowed, every word under that prefix is skipped with one binary search.
  */
 import type { SortedWords } from "./sorted_words.ts";
@@ -19,7 +20,8 @@ export function wordsWithin(words: SortedWords, query: string, maxEdits: number)
   const found: NearWord[] = [];
   const width = query.length + 1;
   // rows[k] is the row of edit distances once a word's first k characters are read; rows[0] is 0, 1, 2, ….
-  const rows: Int32Array[] = [Int32Array.from({ length: width }, (_, j) => j)];
+  // A typo on the first letter counts as two (as Meilisearch counts it): skipping the query's first letter costs 2.
+  const rows: Int32Array[] = [Int32Array.from({ length: width }, (_, j) => j === 0 ? 0 : j + 1)];
   let previous = "";
   /** How many of `previous`'s rows are computed. */
   let computed = 0;
@@ -65,13 +67,15 @@ function nextRow(
 ): number {
   const char = word.charCodeAt(k - 1);
   const last = k > 1 ? word.charCodeAt(k - 2) : -1;
-  row[0] = k;
-  let least = k;
+  // Letters before the query's first: a typo on the first letter, which counts as two.
+  row[0] = k + 1;
+  let least = row[0];
   for (let j = 1; j < row.length; j++) {
     const queryChar = query.charCodeAt(j - 1);
-    let edits = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + (queryChar === char ? 0 : 1));
+    const first = j === 1 && k === 1 ? 2 : 1;
+    let edits = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + (queryChar === char ? 0 : first));
     if (twoAbove !== undefined && j > 1 && queryChar === last && query.charCodeAt(j - 2) === char) {
-      edits = Math.min(edits, twoAbove[j - 2]! + 1);
+      edits = Math.min(edits, twoAbove[j - 2]! + (j === 2 ? 2 : 1));
     }
     row[j] = edits;
     if (edits < least) least = edits;

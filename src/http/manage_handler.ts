@@ -41,6 +41,7 @@ const WRITE_ACTIONS: readonly string[] = [
   "createKey",
   "deleteKey",
   "rotateWebhookSecret",
+  "updateSettings",
 ];
 
 /** The header that names the index a request ran on when its `indexName` was an alias. */

@@ -23,6 +23,9 @@ const SWEEP_MS = 1_000;
 const UPDATE_ATTEMPTS = 3;
 
 /** Runs job messages from the queue, and takes over jobs whose runner died. */
+
+/** The least time between two progress reports of a job. */
+const PROGRESS_EVERY_MS = 250;
 export class JobRunner {
   readonly #ctx: ServiceContext;
   /** Jobs this instance runs now, so that a queue redelivery and a sweep never run one twice here. */
@@ -92,7 +95,11 @@ export class JobRunner {
       this.#update(message, (job) => job.owner === owner ? { ...job, leaseUntil: Date.now() + JOB_LEASE_MS } : null)
         .catch((error) => console.error(`Cannot renew the lease of job ${jobId}:`, error));
     }, HEARTBEAT_MS);
+    // Progress rewrites the index record, which writes during a re-embedding commit against: a few times a second.
+    let reportedAt = 0;
     const onProgress = async (done: number) => {
+      if (Date.now() - reportedAt < PROGRESS_EVERY_MS) return;
+      reportedAt = Date.now();
       await this.#update(message, (job) => job.owner === owner ? { ...job, done } : null);
     };
     // The end of the job and its webhook delivery land in one commit, so that a job never ends unreported.

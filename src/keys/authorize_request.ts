@@ -16,7 +16,11 @@ const ALIASED_ACTIONS: readonly string[] = [
   "search",
   "reembedIndex",
   "exportIndex",
+  "updateSettings",
 ];
+
+/** The longest index name or alias, in UTF-16 code units (as `indexName` is validated). */
+const MAX_NAME_LENGTH = 256;
 
 /** What a request's body names, before validation. */
 export interface NamedRequest {
@@ -36,7 +40,8 @@ export interface IndexNames {
 /** Resolves the request's index name, and throws 403 unless `access` allows the request on it (and on its alias). */
 export async function authorizeRequest(records: RecordCache, access: Access, body: NamedRequest): Promise<IndexNames> {
   const named = typeof body.indexName === "string" ? body.indexName : undefined;
-  const target = named !== undefined && ALIASED_ACTIONS.includes(body.action)
+  // A name longer than any index's or alias's is no alias (nor would it fit in a store key): validation refuses it.
+  const target = named !== undefined && named.length <= MAX_NAME_LENGTH && ALIASED_ACTIONS.includes(body.action)
     ? await resolveAlias(records, body.projectId, named)
     : undefined;
   const names = named === undefined ? [] : target === undefined ? [named] : [named, target];

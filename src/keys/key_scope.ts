@@ -30,9 +30,14 @@ export const PROJECT_KEY_SCOPE: KeyScope = {
   requestsPerMinute: null,
 };
 
+/** Actions that grant each other: a `multiSearch` is searches, and a `search` is a `multiSearch` of one query. */
+const SAME_RIGHTS = new Map([["search", "multiSearch"], ["multiSearch", "search"]]);
+
 /** Whether `scope` grants `action`. */
 export function allowsAction(scope: Pick<KeyScope, "actions">, action: string): boolean {
   if (scope.actions.includes(action)) return true;
+  const same = SAME_RIGHTS.get(action);
+  if (same !== undefined && scope.actions.includes(same)) return true;
   return scope.actions.includes("*") && !(KEY_ACTIONS as readonly string[]).includes(action);
 }
 

@@ -17,6 +17,7 @@ import {
   writeBuiltDocs,
 } from "../storage/index_records.ts";
 import { StoredDocBuilder } from "../writes/stored_docs.ts";
+import { copySettingsVersion, deleteSettingsVersion } from "../storage/settings_records.ts";
 import { indexEmbedding } from "../writes/index_embedding.ts";
 import { JobLostError } from "../writes/write_docs.ts";
 import { nextRevision } from "../writes/next_revision.ts";
@@ -96,6 +97,9 @@ export async function reembedDocuments(ctx: ServiceContext, reembedding: Reembed
       synced = before.revision;
       continue;
     }
+    // The settings move with the index: a copy under the new id of the version the record names now.
+    const settings = before.settings && await copySettingsVersion(ctx.kv, before.id, target.id, before.settings);
+    if (settings === null) continue; // Replaced meanwhile: the next round reads the record again.
     const swapped: IndexRecord = {
       ...nextRevision(before, {
         docDelta: 0,
@@ -105,9 +109,13 @@ export async function reembedDocuments(ctx: ServiceContext, reembedding: Reembed
       id: target.id,
       modelId: target.modelId,
       modelVersion: target.modelVersion,
+      ...(settings === undefined ? {} : { settings }),
     };
     // A lost race is a write (caught up in the next round) or the job's own progress (tried again).
-    if (!await swapBuiltIndex(ctx.kv, latest, swapped, reembedding.job.finish?.(swapped))) continue;
+    if (!await swapBuiltIndex(ctx.kv, latest, swapped, reembedding.job.finish?.(swapped))) {
+      if (settings !== undefined) await deleteSettingsVersion(ctx.kv, target.id, settings.id);
+      continue;
+    }
     ctx.records.invalidate(latest.key);
     ctx.indexStates.drop(before.id);
     ctx.indexStates.noteCreated(swapped);

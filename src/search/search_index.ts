@@ -203,7 +203,9 @@ export class SearchIndex {
     const { filter } = query;
     const contents = this.#docs.contents;
     const keep = filter === undefined ? undefined : (slot: number) => filter(contents[slot]!.metadata);
-    const textQuery = query.mode === "vector" ? undefined : this.#text.query(query.text, query.match ?? EXACT);
+    const textQuery = query.mode === "vector"
+      ? undefined
+      : query.textQuery ?? this.#text.query(query.text, query.match ?? EXACT);
     if (query.mode !== "fulltext") {
       if (query.vector === undefined) throw new TypeError(`A "${query.mode}" search needs the query vector`);
       this.#vectors.checkDims(query.vector);

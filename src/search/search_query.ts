@@ -3,7 +3,7 @@
  * page), and one page of ranked documents.
  */
 import type { SearchMode } from "./search_mode.ts";
-import type { MatchOptions } from "./text_query.ts";
+import type { MatchOptions, TextQuery } from "./text_query.ts";
 import type { MetadataFilter } from "./metadata_filter.ts";
 import type { SortField } from "./sort_order.ts";
 import type { FacetCounts, FacetRequest } from "./facet_counts.ts";
@@ -16,6 +16,8 @@ export interface SearchQuery {
   mode: SearchMode;
   text: string;
   match?: MatchOptions | undefined;
+  /** The terms the text's words match, when the caller has them already (with synonyms added); else from `text`. */
+  textQuery?: TextQuery | undefined;
   vector?: Float32Array | undefined;
   filter?: MetadataFilter | undefined;
   /** Orders every match by these metadata fields first, then by score. */
@@ -31,6 +33,8 @@ export interface ScoredDoc {
   id: string;
   score: number;
   passage?: number;
+  /** Put first by a pin of the index's settings, not by its score. */
+  pinned?: boolean;
 }
 
 /**

@@ -18,7 +18,7 @@ import { wordsWithin, wordsWithPrefix } from "../fulltext/word_walks.ts";
 import { SortedWords } from "../fulltext/sorted_words.ts";
 import { TermPostings } from "../fulltext/term_postings.ts";
 import { textIndexBytes } from "./text_index_memory.ts";
-import type { MatchOptions, TextQuery, TextScores } from "./text_query.ts";
+import type { MatchOptions, TermMatch, TextQuery, TextScores } from "./text_query.ts";
 
 /** BM25 term-frequency saturation (k1) and length normalisation (b), as in Lucene. */
 const K1 = 1.2;
@@ -118,31 +118,52 @@ export class TextIndex {
     this.#factors = undefined;
   }
 
-  /** The terms each word of `query` matches here, as `options` allow. */
+  /**
+   * The terms each word of `query` matches here, as `options` allow. With `options.enough`, a word that some document
+   * holds as it is is taken as meant (Typesense's rule): its typos are looked up only when fewer documents than that
+   * hold any term the query matches without them, so that a query of real words costs what an exact one does.
+   */
   query(query: string, options: MatchOptions): TextQuery {
     const words = [...new Set(this.analyzer.queryWords(query))];
-    const terms = new Set<string>();
-    const matches = words.map((surface, i) => {
-      const weights = new Map<string, number>([[this.analyzer.stem(surface), 1]]);
-      const offer = (term: string, weight: number) => {
-        if (weight > (weights.get(term) ?? 0)) weights.set(term, weight);
-      };
-      const length = [...surface].length;
-      const maxEdits = options.typoTolerance ? TYPO_LENGTHS.filter((least) => length >= least).length : 0;
-      if (maxEdits > 0) {
-        for (const { word, edits } of wordsWithin(this.#terms, surface, maxEdits)) offer(word, TYPO_WEIGHTS[edits]!);
-        for (const { word, edits } of wordsWithin(this.#variants, surface, maxEdits)) {
-          offer(this.analyzer.stem(word), TYPO_WEIGHTS[edits]!);
-        }
-      }
-      if (options.prefix && i === words.length - 1) {
-        for (const term of this.#prefixTerms(surface)) offer(term, PREFIX_WEIGHT);
-      }
-      const matched = [...weights].map(([term, weight]) => ({ term, weight }));
-      for (const { term } of matched) terms.add(term);
-      return matched;
-    });
+    const known = words.map((surface) => this.#holders.count(this.analyzer.stem(surface)) > 0);
+    const expandAll = options.enough === undefined;
+    let matches = words.map((surface, i) =>
+      this.#wordMatches(surface, options, expandAll || !known[i], i === words.length - 1)
+    );
+    if (!expandAll && options.typoTolerance && known.some(Boolean) && this.#leastMatching(matches) < options.enough!) {
+      matches = words.map((surface, i) =>
+        known[i] ? this.#wordMatches(surface, options, true, i === words.length - 1) : matches[i]!
+      );
+    }
+    const terms = new Set(matches.flatMap((matched) => matched.map(({ term }) => term)));
     return { words: matches, terms };
+  }
+
+  /** The terms one query word matches: itself, its typos when `typos`, and as the `last` word, what it prefixes. */
+  #wordMatches(surface: string, options: MatchOptions, typos: boolean, last: boolean): TermMatch[] {
+    const weights = new Map<string, number>([[this.analyzer.stem(surface), 1]]);
+    const offer = (term: string, weight: number) => {
+      if (weight > (weights.get(term) ?? 0)) weights.set(term, weight);
+    };
+    const length = [...surface].length;
+    const maxEdits = options.typoTolerance && typos ? TYPO_LENGTHS.filter((least) => length >= least).length : 0;
+    if (maxEdits > 0) {
+      for (const { word, edits } of wordsWithin(this.#terms, surface, maxEdits)) offer(word, TYPO_WEIGHTS[edits]!);
+      for (const { word, edits } of wordsWithin(this.#variants, surface, maxEdits)) {
+        offer(this.analyzer.stem(word), TYPO_WEIGHTS[edits]!);
+      }
+    }
+    if (options.prefix && last) {
+      for (const term of this.#prefixTerms(surface)) offer(term, PREFIX_WEIGHT);
+    }
+    return [...weights].map(([term, weight]) => ({ term, weight }));
+  }
+
+  /** At least how many documents match some word of a query: the most that hold any one of its terms. */
+  #leastMatching(matches: TermMatch[][]): number {
+    let most = 0;
+    for (const matched of matches) for (const { term } of matched) most = Math.max(most, this.#holders.count(term));
+    return most;
   }
 
   /** The most common terms of the words that `prefix` starts. */

@@ -4,6 +4,11 @@
 export interface MatchOptions {
   typoTolerance: boolean;
   prefix: boolean;
+  /**
+   * How many documents a search wants (its offset and limit): typos of words that documents hold as they are are looked
+   * up only when fewer match without them. Without it, every word of typo length is looked up with typos.
+   */
+  enough?: number | undefined;
 }
 
 /** A term a query word matches and the weight of that match. */

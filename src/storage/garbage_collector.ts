@@ -11,6 +11,7 @@ import {
   indexesPrefix,
   jobPrefix,
   logPrefix,
+  settingsPrefix,
   snapshotChunksPrefix,
   snapshotPointerKey,
   snapshotPrefix,
@@ -66,7 +67,7 @@ export async function collectGarbage(kv: Deno.Kv, now = Date.now()): Promise<num
  *   its lease and even a pointer behind.
  */
 async function collectStrays(kv: Deno.Kv, liveIds: ReadonlySet<string>, now: number): Promise<void> {
-  for (const space of [jobPrefix(), snapshotChunksPrefix()]) {
+  for (const space of [jobPrefix(), snapshotChunksPrefix(), settingsPrefix()]) {
     for await (const { key } of firstOfGroups(kv, space)) {
       const indexId = key[1] as string;
       if (!liveIds.has(indexId)) await deleteUnnamed(kv, [...space, indexId], () => false, now);
@@ -100,6 +101,8 @@ async function collectLeftovers(kv: Deno.Kv, record: IndexRecord, now: number): 
   const runningJob = record.job?.state === "running" ? record.job.id : undefined;
   await deleteUnnamed(kv, stagedBatchPrefix(record.id), (batchId) => namedBatches.has(batchId), now);
   await deleteUnnamed(kv, jobPrefix(record.id), (jobId) => jobId === runningJob, now);
+  // Settings versions that a change wrote but lost its commit, or whose deletion after a newer one died.
+  await deleteUnnamed(kv, settingsPrefix(record.id), (settingsId) => settingsId === record.settings?.id, now);
 }
 
 /** Deletes the abandoned groups under `prefix` (keyed by the id after it) that `isNamed` does not keep. */

@@ -65,8 +65,16 @@ export interface IndexRecord {
   language?: string;
   createdAt: string;
   updatedAt: string;
+  /** The version of its settings (synonyms, pins) stored as chunks; none while it has no settings. */
+  settings?: SettingsVersion;
   pending?: PendingBatch;
   job?: IndexJob;
+}
+
+/** One version of an index's settings: its id (a fresh one per change) and how many chunks hold its JSON. */
+export interface SettingsVersion {
+  id: string;
+  chunks: number;
 }
 
 /** A deleted index as kept for `restoreIndex`, under its id. */

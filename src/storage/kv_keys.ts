@@ -99,6 +99,17 @@ export function snapshotChunksPrefix(indexId?: string, versionId?: string) {
     : ["snapshot_chunks", indexId, versionId] as const;
 }
 
+/** One chunk of one version of an index's settings (synonyms, pins), as JSON. */
+export function settingsChunkKey(indexId: string, settingsId: string, seq: number) {
+  return ["index_settings", indexId, settingsId, seq] as const;
+}
+
+/** The prefix of every index's settings, of those of an index, or of one version of them. */
+export function settingsPrefix(indexId?: string, settingsId?: string): Deno.KvKey {
+  if (indexId === undefined) return ["index_settings"];
+  return settingsId === undefined ? ["index_settings", indexId] : ["index_settings", indexId, settingsId];
+}
+
 /** A marker that an index id's data is garbage: its record is gone, or it was never made visible. */
 export function trashKey(indexId: string) {
   return ["trash", indexId] as const;
@@ -142,6 +153,7 @@ export function indexDataPrefixes(indexId: string): Deno.KvKey[] {
     stagedBatchPrefix(indexId),
     [...snapshotPointerKey(indexId)],
     snapshotChunksPrefix(indexId),
+    settingsPrefix(indexId),
   ];
 }
 

@@ -1,6 +1,17 @@
-/** Project records in Deno KV: read, insert, list, replace the key hash, delete with their indexes and keys. */
-import { indexesPrefix, projectKey, projectsPrefix, trashKey, webhookSecretKey } from "./kv_keys.ts";
-import type { IndexRecord, TrashMarker } from "./index_records.ts";
+/**
+ * Project records in Deno KV: read, insert, list, replace the key hash, delete with their indexes, deleted indexes,
+ * aliases, keys and webhook secret.
+ */
+import {
+  aliasesPrefix,
+  deletedIndexesPrefix,
+  indexesPrefix,
+  projectKey,
+  projectsPrefix,
+  trashKey,
+  webhookSecretKey,
+} from "./kv_keys.ts";
+import type { DeletedIndex, IndexRecord, TrashMarker } from "./index_records.ts";
 import { deleteProjectApiKeys } from "./api_key_records.ts";
 
 /** A project as stored; the key itself is never stored. */
@@ -51,6 +62,11 @@ export async function deleteProject(kv: Deno.Kv, projectId: string): Promise<boo
   for await (const index of kv.list<IndexRecord>({ prefix: indexesPrefix(projectId) })) {
     await kv.atomic().check(index).delete(index.key).set(trashKey(index.value.id), marker).commit();
   }
+  // Deleted indexes kept for undo, and aliases, go with their project: nothing can restore or name them any more.
+  for await (const deleted of kv.list<DeletedIndex>({ prefix: deletedIndexesPrefix(projectId) })) {
+    await kv.atomic().check(deleted).delete(deleted.key).set(trashKey(deleted.value.record.id), marker).commit();
+  }
+  for await (const alias of kv.list({ prefix: aliasesPrefix(projectId) })) await kv.delete(alias.key);
   await deleteProjectApiKeys(kv, projectId);
   // A project made later under the same id must not sign its events with this one's secret.
   await kv.delete(webhookSecretKey(projectId));

@@ -6,9 +6,11 @@
  * Formats:
  * 1. Before the marker: projects, indexes, documents, the change log, snapshots, jobs, scoped keys, idempotency keys.
  * 2. Aliases and deleted indexes kept for `restoreIndex` (an older release would ignore an alias and collect a deleted
- *    index's snapshot), webhook outbox and secrets, backups' lease.
+ *    index's snapshot), index settings (synonyms and pins, which an older release would neither apply nor collect),
+ *    webhook outbox and secrets, backups' lease.
  */
 import { projectsPrefix, storeFormatKey } from "./kv_keys.ts";
+import { whileBusy } from "./store_busy.ts";
 
 /** The format this release writes and reads, with every earlier one. */
 export const STORE_FORMAT_VERSION = 2;
@@ -28,7 +30,12 @@ export class NewerStoreError extends Error {
  * Checks the store's format and brings an older store forward to {@link STORE_FORMAT_VERSION}; a new store is marked with it.
  * Throws {@link NewerStoreError}, writing nothing, for a store of a newer format.
  */
-export async function upgradeStoreFormat(kv: Deno.Kv): Promise<{ from: number | null; to: number }> {
+export function upgradeStoreFormat(kv: Deno.Kv): Promise<{ from: number | null; to: number }> {
+  // Processes started together (`PROCESSES`) all check at once: one commits, and the others meet its lock.
+  return whileBusy(() => upgradeOnce(kv));
+}
+
+async function upgradeOnce(kv: Deno.Kv): Promise<{ from: number | null; to: number }> {
   for (;;) {
     const entry = await kv.get<number>(storeFormatKey());
     if (entry.value !== null && entry.value > STORE_FORMAT_VERSION) throw new NewerStoreError(entry.value);

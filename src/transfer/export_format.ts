@@ -5,6 +5,7 @@
 import { Buffer } from "node:buffer";
 import type { PassageSettings } from "../passages/passage_settings.ts";
 import type { StoredDoc } from "../storage/doc_change_codec.ts";
+import type { IndexSettings } from "../api/settings_schemas.ts";
 
 /** The first line of an export. */
 export interface ExportHeader {
@@ -16,6 +17,8 @@ export interface ExportHeader {
   language: string;
   docCount: number;
   passageCount: number;
+  /** Synonyms and pins, when the index has any. */
+  settings?: IndexSettings;
   exportedAt: string;
 }
 

@@ -24,6 +24,8 @@ import { indexKey } from "../storage/kv_keys.ts";
 import { StoredDocBuilder } from "../writes/stored_docs.ts";
 import { checkedPassageSettings, indexEmbedding } from "../writes/index_embedding.ts";
 import { decodeVector } from "./export_format.ts";
+import { settingsInputSchema } from "../api/settings_schemas.ts";
+import { writeSettingsVersion } from "../storage/settings_records.ts";
 
 /** One parsed line of the body. */
 export interface ImportLine {
@@ -40,13 +42,16 @@ export interface ImportTarget {
 /** Documents written per commit. */
 const BATCH_DOCS = 64;
 
-const headerSchema = z.object({
-  quire: z.literal("index"),
-  format: z.literal(1),
-  model: z.object({ id: z.string(), version: z.string() }),
-  passages: z.object({ maxTokens: z.number().int(), overlapTokens: z.number().int() }).optional(),
-  language: z.enum(LANGUAGES as [string, ...string[]]).optional(),
-});
+function headerSchema(maxDocIdBytes: number) {
+  return z.object({
+    quire: z.literal("index"),
+    format: z.literal(1),
+    model: z.object({ id: z.string(), version: z.string() }),
+    passages: z.object({ maxTokens: z.number().int(), overlapTokens: z.number().int() }).optional(),
+    language: z.enum(LANGUAGES as [string, ...string[]]).optional(),
+    settings: settingsInputSchema(maxDocIdBytes).optional(),
+  });
+}
 
 const docSchema = z.object({
   id: z.string().min(1),
@@ -68,7 +73,7 @@ export async function importIndex(
   const iterator = lines[Symbol.asyncIterator]();
   const first = await iterator.next();
   if (first.done) throw new ApiError(400, "The export is empty: its first line must be the index's settings");
-  const header = parseLine(headerSchema, first.value, "the index's settings");
+  const header = parseLine(headerSchema(ctx.limits.maxDocIdBytes), first.value, "the index's settings");
   const spec = ctx.embedder.spec(header.model.id);
   if (spec === undefined) throw new ApiError(400, `Line ${first.value.number}: unknown model "${header.model.id}"`);
   const reuse = spec.version === header.model.version;
@@ -100,6 +105,10 @@ export async function importIndex(
   await startBuild(ctx.kv, record.id);
   try {
     await writeDocs(ctx, record, { spec, reuse }, iterator);
+    const { synonyms = [], pins = [] } = header.settings ?? {};
+    if (synonyms.length > 0 || pins.length > 0) {
+      record.settings = await writeSettingsVersion(ctx.kv, record.id, { synonyms, pins });
+    }
     if (!await publishBuiltIndex(ctx.kv, record)) throw indexExists(target.indexName);
   } catch (error) {
     await abandonBuild(ctx.kv, record.id);

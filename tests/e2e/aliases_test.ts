@@ -129,3 +129,33 @@ Deno.test("four clients on two processes search an alias through 20 swaps: all 2
   await Promise.all(clients);
   console.log(`alias swaps: 20 swaps, ${answers} searches by 4 clients on 2 processes, all 200`);
 });
+
+Deno.test("a process killed with SIGKILL while it swaps an alias leaves it whole, on one index or the other", async () => {
+  const env = { ...await serverEnvironment(), METADATA_CACHE_MS: "250", LOG_REQUESTS: "false" };
+  const first = await startServerProcess(env);
+  await using a = first;
+  await using b = await startServerProcess(env, first.key);
+  await ok(a, { action: "createIndex", indexName: "blue", docs: docsOf("blue") });
+  await ok(a, { action: "createIndex", indexName: "green", docs: docsOf("green") });
+  await ok(a, { action: "setAlias", alias: "live", indexName: "blue" });
+  // Swaps in flight, one after another, until the kill lands in the middle of one.
+  const swapping = (async () => {
+    for (let swap = 0;; swap++) {
+      const response = await a.call({ action: "setAlias", alias: "live", indexName: swap % 2 ? "blue" : "green" })
+        .catch(() => null);
+      if (response === null) return swap;
+      await response.body?.cancel();
+    }
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await a.stop("SIGKILL");
+  const swaps = await swapping;
+  const [alias] = await ok<{ alias: string; indexName: string }[]>(b, { action: "listAliases" });
+  assert.ok(alias?.indexName === "blue" || alias?.indexName === "green", JSON.stringify(alias));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const response = await b.call({ action: "search", indexName: "live", query: "lantern", mode: "fulltext" });
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get("x-index-name"), alias!.indexName);
+  await response.body?.cancel();
+  console.log(`alias under SIGKILL: killed after ${swaps} swaps, the alias points at "${alias!.indexName}"`);
+});

@@ -141,6 +141,12 @@ Deno.test({
       const first = page.getByRole("list", { name: "Results" }).getByRole("listitem").first();
       await first.waitFor();
       assert.match(await first.innerText(), /q1/);
+      // "Similar" on a hit searches for the documents most like it, leaving it out.
+      await tabTo(page, "Similar to q1");
+      await page.keyboard.press("Enter");
+      await page.getByRole("status").filter({ hasText: "Similar to q1: 1 matches" }).waitFor();
+      const similar = await page.getByRole("list", { name: "Results" }).getByRole("listitem").allInnerTexts();
+      assert.deepEqual(similar.map((text) => text.match(/\bq\d\b/)?.[0]), ["q2"]);
 
       await page.getByRole("link", { name: "Indexes" }).focus();
       await page.keyboard.press("Enter");

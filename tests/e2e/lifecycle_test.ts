@@ -37,10 +37,12 @@ Deno.test("createIndex then getIndex shows the spec's Index object", async () =>
     "model",
     "name",
     "passageCount",
+    "settings",
     "status",
     "updatedAt",
     "version",
   ]);
+  assert.deepEqual((index as { settings?: unknown }).settings, { synonyms: [], pins: [] }, "none until updateSettings");
 });
 
 Deno.test("createIndex accepts svc-mediumlm and an empty docs array, and refuses a taken name with 409", async () => {

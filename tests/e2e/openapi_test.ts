@@ -16,6 +16,7 @@ const ACTIONS = [
   "deleteDocs",
   "getDocs",
   "search",
+  "multiSearch",
   "reembedIndex",
   "exportIndex",
   "importIndex",
@@ -29,6 +30,7 @@ const ACTIONS = [
   "listAliases",
   "restoreIndex",
   "listDeletedIndexes",
+  "updateSettings",
 ];
 const ERROR_STATUSES = ["400", "403", "404", "408", "409", "413", "415", "422", "429", "500"];
 
@@ -192,6 +194,18 @@ const VALID_REQUESTS: Json[] = [
     include: ["score", "passage"],
   },
   { action: "search", projectId: "default", indexName: "faq", mode: "vector", vector: [0.5, 0.25] },
+  { action: "search", projectId: "default", indexName: "faq", similarTo: "1", filter: { lang: "en" }, limit: 5 },
+  {
+    action: "multiSearch",
+    projectId: "default",
+    queries: [{ indexName: "faq", query: "password", limit: 3 }, { indexName: "docs", similarTo: "7" }],
+  },
+  {
+    action: "multiSearch",
+    projectId: "default",
+    queries: [{ indexName: "faq", query: "password" }, { indexName: "docs", query: "password", mode: "fulltext" }],
+    federation: { limit: 10, offset: 0 },
+  },
   { action: "reembedIndex", projectId: "default", indexName: "faq", modelId: "svc-mediumlm" },
   { action: "exportIndex", projectId: "default", indexName: "faq" },
   { action: "importIndex", projectId: "default", indexName: "faq-copy" },
@@ -231,6 +245,16 @@ const VALID_REQUESTS: Json[] = [
   { action: "listAliases", projectId: "default" },
   { action: "restoreIndex", projectId: "default", indexName: "faq" },
   { action: "listDeletedIndexes", projectId: "default" },
+  {
+    action: "updateSettings",
+    projectId: "default",
+    indexName: "faq",
+    settings: {
+      synonyms: [{ words: ["sofa", "couch"] }, { from: "nyc", to: ["new york", "new york city"] }],
+      pins: [{ query: "refund", ids: ["policy-7", "faq-3"] }],
+    },
+  },
+  { action: "updateSettings", projectId: "default", indexName: "faq", settings: { pins: [] } },
 ];
 
 const INVALID_REQUESTS: [string, Json][] = [
@@ -258,6 +282,31 @@ const INVALID_REQUESTS: [string, Json][] = [
   ["deleteDocs with no ids", { action: "deleteDocs", projectId: "default", indexName: "faq", docIds: [] }],
   ["an unknown search mode", { action: "search", projectId: "default", indexName: "faq", query: "q", mode: "fuzzy" }],
   ["a search limit over 100", { action: "search", projectId: "default", indexName: "faq", query: "q", limit: 101 }],
+  ["multiSearch without queries", { action: "multiSearch", projectId: "default" }],
+  ["multiSearch with 21 queries", {
+    action: "multiSearch",
+    projectId: "default",
+    queries: Array.from({ length: 21 }, () => ({ indexName: "faq", query: "q" })),
+  }],
+  ["a multiSearch query that is not an object", { action: "multiSearch", projectId: "default", queries: ["faq"] }],
+  ["a federation limit over 100", {
+    action: "multiSearch",
+    projectId: "default",
+    queries: [{ indexName: "faq", query: "q" }],
+    federation: { limit: 101 },
+  }],
+  ["an unknown setting", {
+    action: "updateSettings",
+    projectId: "default",
+    indexName: "faq",
+    settings: { stopWords: ["the"] },
+  }],
+  ["a synonym entry of one word", {
+    action: "updateSettings",
+    projectId: "default",
+    indexName: "faq",
+    settings: { synonyms: [{ words: ["sofa"] }] },
+  }],
   ["an index name with a control character", { action: "getIndex", projectId: "default", indexName: "a\u0001" }],
   ["an unknown action", { action: "dropEverything", projectId: "default" }],
   ["a key with an unknown action", { action: "createKey", projectId: "default", actions: ["dropEverything"] }],
@@ -316,6 +365,19 @@ Deno.test("the answers of every action validate against their response schemas i
   await answer("getDocs", { indexName: "faq", options: { docIds: ["2", "1"] } });
   await answer("search", { indexName: "faq", query: "password" });
   await answer("search", { indexName: "faq", query: "password", include: [] });
+  await answer("search", { indexName: "faq", similarTo: "1" });
+  await answer("multiSearch", {
+    queries: [{ indexName: "faq", query: "password" }, { indexName: "nowhere", query: "x" }, { indexName: "faq" }],
+  });
+  await answer("multiSearch", {
+    queries: [{ indexName: "faq", query: "password" }, { indexName: "nowhere", query: "x" }],
+    federation: { limit: 5 },
+  });
+  await answer("updateSettings", {
+    indexName: "faq",
+    settings: { synonyms: [{ words: ["password", "passphrase"] }], pins: [{ query: "password", ids: ["2"] }] },
+  });
+  await answer("search", { indexName: "faq", query: "passphrase", mode: "fulltext" });
   await answer("deleteDocs", { indexName: "faq", docIds: ["3"] });
   await answer("getWebhookSecret", {});
   await answer("rotateWebhookSecret", {});

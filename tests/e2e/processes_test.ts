@@ -16,6 +16,8 @@ Deno.test("PROCESSES=2 serves one port from two processes that share the store, 
         const body = await (await fetch(health, { client })).json();
         pids.add(body.pid);
         processes.add(body.process);
+        // The kernel may hand many connections in a row to one process, or the other may still be starting.
+        if (pids.size < 2) await new Promise((resolve) => setTimeout(resolve, 20));
       } catch {
         // The second process may still be starting.
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -20,6 +20,7 @@ function requests(indexName: string): Record<string, unknown>[] {
     deleteDocs: { indexName, docIds: ["s1", "s2"] },
     getDocs: { indexName },
     search: { indexName, query: "secret" },
+    multiSearch: { queries: [{ indexName, query: "secret" }, { indexName, similarTo: "s1" }] },
     reembedIndex: { indexName },
     exportIndex: { indexName },
     importIndex: { indexName },
@@ -33,6 +34,7 @@ function requests(indexName: string): Record<string, unknown>[] {
     listAliases: {},
     restoreIndex: { indexName },
     listDeletedIndexes: {},
+    updateSettings: { indexName, settings: { synonyms: [{ words: ["secret", "hidden"] }] } },
   };
   return ACTIONS.map((action) => ({ action, ...bodies[action] }));
 }

@@ -9,6 +9,7 @@ import type { ManageRequestInput } from "../../src/api/request_schemas.ts";
 import type { ACTIONS, HIT_FIELDS } from "../../src/api/request_schemas.ts";
 import type { INDEX_STATUSES, RESPONSE_SCHEMAS, searchHitSchema } from "../../src/api/response_schemas.ts";
 import type { SEARCH_MODES } from "../../src/search/search_mode.ts";
+import type { indexSettingsSchema } from "../../src/api/settings_schemas.ts";
 import type { WEBHOOK_EVENT_TYPES, webhookEventSchema } from "../../src/api/webhook_schemas.ts";
 
 /** `true` when A and B are the same type, else `false`. */
@@ -33,6 +34,9 @@ Deno.test("each action's explicit response type is exactly its schema's output",
   assert.ok(sameType<Api.ResponseOf<"getDocs">, z.output<Schemas["getDocs"]>>(true));
   assert.ok(sameType<Api.ResponseOf<"search">, z.output<Schemas["search"]>>(true));
   assert.ok(sameType<Api.SearchHit, z.output<typeof searchHitSchema>>(true));
+  assert.ok(sameType<Api.ResponseOf<"updateSettings">, z.output<Schemas["updateSettings"]>>(true));
+  assert.ok(sameType<Api.IndexSettings, z.output<typeof indexSettingsSchema>>(true));
+  assert.ok(sameType<Api.ResponseOf<"multiSearch">, z.output<Schemas["multiSearch"]>>(true));
   assert.ok(sameType<Api.ResponseOf<"createKey">, z.output<Schemas["createKey"]>>(true));
   assert.ok(sameType<Api.ResponseOf<"listKeys">, z.output<Schemas["listKeys"]>>(true));
   assert.ok(sameType<Api.ResponseOf<"deleteKey">, z.output<Schemas["deleteKey"]>>(true));

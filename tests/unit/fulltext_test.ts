@@ -275,3 +275,23 @@ Deno.test("a snapshot keeps the language, the stems and the typed words, and ans
   assert.deepEqual(ids(restored, "laufer"), ["a"]);
   await assert.rejects(decodeSearchSnapshot(bytes, { language: "english" }), /language/);
 });
+
+Deno.test("a typo on the first letter counts as two, so one typo never changes a word's first letter", () => {
+  const index = indexOf({ house: "house", mouse: "mouse" });
+  const typos = { match: { typoTolerance: true, prefix: false } };
+  assert.deepEqual(ids(index, "hpuse", typos), ["house"], "a typo after the first letter is one");
+  assert.deepEqual(ids(index, "jouse", typos), [], "a typo on the first letter is two, more than 5 letters allow");
+  const long = indexOf({ exact: "lanterns of rivers", other: "manternoid" });
+  assert.deepEqual(ids(long, "lanternoid", typos), ["other"], "at 9 letters two typos may fall on the first letter");
+});
+
+Deno.test("with enough matches as typed, words the index holds get no typo matches; with few, they do", () => {
+  const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`h${i}`, "house"]));
+  const match = { typoTolerance: true, prefix: false, enough: 10 };
+  const crowded = indexOf({ ...many, horse: "horse" });
+  assert.ok(!ids(crowded, "house", { match }).includes("horse"), "12 documents hold house: no typo lookup");
+  assert.ok(ids(crowded, "hovse", { match }).includes("horse"), "a word no document holds is looked up with typos");
+  const sparse = indexOf({ h0: "house", horse: "horse" });
+  assert.deepEqual(ids(sparse, "house", { match }), ["h0", "horse"], "one document holds house: typos fill in");
+  assert.deepEqual(ids(crowded, "house", { match: FUZZY }).length, 13, "without enough, every word is looked up");
+});

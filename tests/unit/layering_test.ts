@@ -18,6 +18,7 @@ const LAYERS: string[][] = [
   ["api"],
   ["client"],
   ["passages"],
+  ["reranking"],
   ["config.ts"],
   ["storage"],
   ["backup"],

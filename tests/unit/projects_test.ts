@@ -8,7 +8,7 @@ import { RecordCache } from "../../src/storage/record_cache.ts";
 import { Authenticator } from "../../src/keys/authenticate.ts";
 import { Metrics } from "../../src/observability/metrics.ts";
 import { ApiError } from "../../src/api/api_error.ts";
-import { indexKey, projectKey, trashKey } from "../../src/storage/kv_keys.ts";
+import { aliasKey, deletedIndexKey, indexKey, projectKey, trashKey } from "../../src/storage/kv_keys.ts";
 
 /** Authenticates once through a fresh authenticator over `records`. */
 async function authenticate(records: RecordCache, projectId: string, key: string | null): Promise<void> {
@@ -101,10 +101,15 @@ Deno.test("cli: delete removes the project and marks its indexes as garbage", as
   using kv = await Deno.openKv(":memory:");
   await runProjectCommand(kv, ["create", "gone"]);
   await kv.set(indexKey("gone", "i"), { id: "index-1" });
+  await kv.set(deletedIndexKey("gone", "index-2"), { record: { id: "index-2" }, deletedAt: "", expiresAt: "" });
+  await kv.set(aliasKey("gone", "a"), { alias: "a", indexName: "i", updatedAt: "" });
   assert.equal((await runProjectCommand(kv, ["delete", "gone"])).code, 0);
   assert.equal(await getProject(kv, "gone"), null);
   assert.equal((await kv.get(indexKey("gone", "i"))).value, null);
   assert.notEqual((await kv.get(trashKey("index-1"))).value, null);
+  assert.notEqual((await kv.get(trashKey("index-2"))).value, null, "a deleted index kept for undo goes too");
+  assert.equal((await kv.get(deletedIndexKey("gone", "index-2"))).value, null);
+  assert.equal((await kv.get(aliasKey("gone", "a"))).value, null);
   assert.deepEqual(await listProjects(kv), []);
   assert.equal((await runProjectCommand(kv, ["delete", "gone"])).code, 1);
 });

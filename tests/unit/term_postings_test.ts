@@ -67,14 +67,22 @@ Deno.test("the typo walk finds exactly the words within the edits allowed, as a 
   }
 });
 
-/** Edit distance with swaps of neighbours (optimal string alignment), computed in full. */
+/**
+ * Edit distance with swaps of neighbours (optimal string alignment), computed in full, where an edit on the first
+ * letter (an insertion before it, its deletion, substitution or swap) counts as two.
+ */
 function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i + j));
+  const d = Array.from(
+    { length: a.length + 1 },
+    (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i + j + (i > 0 || j > 0 ? 1 : 0)),
+  );
+  d[0]![0] = 0;
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      const substitution = a[i - 1] === b[j - 1] ? 0 : i === 1 && j === 1 ? 2 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + substitution);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + (j === 2 ? 2 : 1));
       }
     }
   }

@@ -1,7 +1,7 @@
 /**
  * `deno task bench:fulltext`: the full-text index alone, in this process, on a real vocabulary: the heap it holds
  * (after full collections) against its estimate, and the time a query takes to match and score, exact and with typos
- * and prefixes, for queries of 2, 5 and 12 words. Texts are 12 words drawn uniformly from Debian's `wamerican` list
+ * and prefixes, for queries of 2, 5 and 12 words, and with their last word misspelled. Texts are 12 words drawn uniformly from Debian's `wamerican` list
  * (`--dict /usr/share/dict/ngerman` for `wngerman`, with `--language german`).
  *
  *   deno task bench:fulltext                      # 15,000 and 100,000 documents
@@ -63,8 +63,12 @@ for (const docs of values.docs.split(",").map(Number)) {
   );
   for (const count of [2, 5, 12]) {
     const queries = Array.from({ length: QUERIES }, () => text(count));
-    const p50 = (typoTolerance: boolean) => {
-      const times = queries.map((query) => {
+    // The same queries with their last word misspelled (a letter replaced), as people type them.
+    const misspelled = queries.map((query) =>
+      query.replace(/(\p{L})(\p{L})$/u, (_, a) => `${a}${a === "e" ? "a" : "e"}`)
+    );
+    const p50 = (typoTolerance: boolean, asked = queries) => {
+      const times = asked.map((query) => {
         const start = performance.now();
         const matched = index.query(query, { typoTolerance, prefix: typoTolerance });
         index.withScores(matched, undefined, (found) => found.slots.length);
@@ -77,9 +81,11 @@ for (const docs of values.docs.split(",").map(Number)) {
     p50(true);
     const exact = p50(false);
     const typos = p50(true);
+    const typoed = p50(true, misspelled);
     line(
       `  ${count} words`,
-      `exact p50 ${fine(exact)}, typos + prefix p50 ${fine(typos)} (${(typos / exact).toFixed(1)}×)`,
+      `exact p50 ${fine(exact)}, typos + prefix p50 ${fine(typos)} (${(typos / exact).toFixed(1)}×), ` +
+        `last word misspelled ${fine(typoed)} (${(typoed / exact).toFixed(1)}×)`,
     );
   }
 }

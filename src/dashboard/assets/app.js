@@ -6,6 +6,7 @@ import { renderIndexesView } from "./indexes_view.js";
 import { renderIndexView } from "./index_view.js";
 import { renderProjectView } from "./project_view.js";
 import { renderKeysView } from "./keys_view.js";
+import { renderSettingsView } from "./settings_view.js";
 
 const main = document.getElementById("main");
 const sessionArea = document.getElementById("session");
@@ -60,7 +61,9 @@ function show() {
   const app = appFor(session);
   const route = location.hash.replace(/^#\/?/, "").split("/");
   const indexName = route[0] === "indexes" ? decodedOrNull(route[1]) : null;
-  if (indexName !== null && indexName !== "") {
+  if (indexName !== null && indexName !== "" && route[2] === "settings") {
+    disposeView = renderSettingsView(main, app, indexName);
+  } else if (indexName !== null && indexName !== "") {
     disposeView = renderIndexView(main, app, indexName);
   } else if (route[0] === "project") {
     disposeView = renderProjectView(main, app);

@@ -13,6 +13,7 @@ export function renderIndexView(main, app, name) {
     main,
     h("h1", { tabindex: "-1" }, name),
     summary,
+    h("p", {}, h("a", { href: `#/indexes/${encodeURIComponent(name)}/settings` }, "Settings: synonyms and pins")),
     searchSection(app, name),
     documents.element,
     addDocumentsSection(app, name),

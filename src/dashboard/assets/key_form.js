@@ -11,6 +11,7 @@ export const KEY_ACTIONS = [
   "deleteDocs",
   "getDocs",
   "search",
+  "multiSearch",
   "reembedIndex",
   "exportIndex",
   "importIndex",
@@ -24,6 +25,7 @@ export const KEY_ACTIONS = [
   "listAliases",
   "restoreIndex",
   "listDeletedIndexes",
+  "updateSettings",
 ];
 
 /** The actions that `"*"` leaves out: a key manages keys only when it is given them by name. */

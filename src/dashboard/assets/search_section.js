@@ -1,4 +1,7 @@
-/** The search playground: every option the API offers, results with highlights, facets, and the request as curl. */
+/**
+ * The search playground: every option the API offers, results with highlights, facets, a "Similar" button on each hit
+ * (a `similarTo` search for it), and the request as curl.
+ */
 import { field, h, highlighted, replaceChildren } from "./dom.js";
 import { curlCommand } from "./curl_command.js";
 import { metadataText } from "./documents_section.js";
@@ -29,11 +32,23 @@ export function searchSection(app, name) {
   const facetArea = h("div", {});
   const curl = h("textarea", { readonly: true, rows: 4, spellcheck: "false" });
 
-  async function onsubmit(event) {
+  function onsubmit(event) {
     event.preventDefault();
+    return run(requestOf);
+  }
+
+  /** The documents most like hit `id`, within the form's filter, facets, sort and limit. */
+  function similarTo(id) {
+    return run(() => {
+      const { query: _query, mode: _mode, typoTolerance: _typos, prefix: _prefix, ...body } = requestOf();
+      return { ...body, similarTo: id };
+    }, `Similar to ${id}: `);
+  }
+
+  async function run(bodyOf, heading = "") {
     let body;
     try {
-      body = requestOf();
+      body = bodyOf();
     } catch (error) {
       app.report(error);
       return;
@@ -42,8 +57,8 @@ export function searchSection(app, name) {
     try {
       const { data } = await app.call("search", body);
       app.clearAlert();
-      summary.textContent = `${data.total} matches, ${data.hits.length} shown, ${data.tookMs.toFixed(1)} ms`;
-      replaceChildren(results, data.hits.map(hitItem));
+      summary.textContent = `${heading}${data.total} matches, ${data.hits.length} shown, ${data.tookMs.toFixed(1)} ms`;
+      replaceChildren(results, data.hits.map((hit) => hitItem(hit, similarTo)));
       showFacets(data.facets);
     } catch (error) {
       app.report(error);
@@ -130,7 +145,7 @@ export function searchSection(app, name) {
   );
 }
 
-function hitItem(hit) {
+function hitItem(hit, similarTo) {
   const text = hit.text ?? "";
   const shown = text.length > LONG_TEXT && hit.snippet !== undefined
     ? highlighted(hit.snippet.text, hit.snippet.highlights)
@@ -143,7 +158,15 @@ function hitItem(hit) {
       { class: "hit-head" },
       h("strong", { class: "id" }, hit.id),
       " ",
-      h("span", {}, `Score ${hit.score?.toFixed(4)}`),
+      hit.pinned ? h("span", { class: "tag" }, "Pinned") : h("span", {}, `Score ${hit.score?.toFixed(4)}`),
+      " ",
+      h("button", {
+        type: "button",
+        class: "link",
+        "aria-label": `Similar to ${hit.id}`,
+        title: "Search for the documents most like this one",
+        onclick: () => similarTo(hit.id),
+      }, "Similar"),
     ),
     h("p", { class: "text" }, shown),
     // A passage that is the whole text would only repeat it.
