@@ -348,6 +348,9 @@ Deno.test("a webhook whose server is killed -9 between the job's end and the del
     await response.body?.cancel();
     // The job has ended and its first attempt failed: the delivery waits in the outbox for its retry.
     await until(() => receiver.deliveries.length >= 1);
+    // The kill lands in the wait before the retry (1 s), once the failed attempt is recorded: killed within an
+    // attempt, the delivery would wait for the attempt's claim to lapse (15 s), which the shutdown test covers.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     assert.notEqual(await server.stop("SIGKILL"), 0);
     const failed = receiver.deliveries.length;
     up = true;
