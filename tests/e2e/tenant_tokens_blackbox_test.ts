@@ -6,14 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { startTestServer } from "../_helpers.ts";
+import { expect200, expectError, type Json, post } from "../_keys_client.ts";
 
-type Json = Record<string, unknown>;
-interface Reply<T = Json> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
 interface KeyView {
   keyId: string;
   key?: string;
@@ -64,34 +58,6 @@ async function sign(signer: Signer, header: Json, claims: Json): Promise<string>
 /** A token of `signer` for `kid`, valid for ten minutes unless `claims` say otherwise. */
 function token(signer: Signer, kid: string, claims: Json): Promise<string> {
   return sign(signer, { alg: signer.alg, typ: "JWT", kid }, { exp: now() + 600, ...claims });
-}
-
-async function post<T = Json>(url: string, body: Json, headers: Record<string, string>): Promise<Reply<T>> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-service-version": "v1", ...headers },
-    body: JSON.stringify({ projectId: "default", ...body }),
-  });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // Not JSON: kept as text for the messages.
-  }
-  return { status: response.status, headers: response.headers, body: parsed as T, text };
-}
-
-function expect200<T>(reply: Reply<T>, what: string): T {
-  assert.equal(reply.status, 200, `${what}: ${reply.status} ${reply.text.slice(0, 400)}`);
-  return reply.body;
-}
-
-function expectError(reply: Reply<unknown>, status: number, what: string, pattern?: RegExp): void {
-  assert.equal(reply.status, status, `${what}: expected ${status}, got ${reply.status} ${reply.text.slice(0, 400)}`);
-  const error = (reply.body as Json)?.error;
-  assert.equal(typeof error, "string", `${what}: a JSON error body: ${reply.text.slice(0, 400)}`);
-  if (pattern !== undefined) assert.match(error as string, pattern, what);
 }
 
 const sortedIds = (items: { id: string }[]) => items.map((item) => item.id).sort();
