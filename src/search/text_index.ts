@@ -18,7 +18,7 @@ import { wordsWithin, wordsWithPrefix } from "../fulltext/word_walks.ts";
 import { SortedWords } from "../fulltext/sorted_words.ts";
 import { TermPostings } from "../fulltext/term_postings.ts";
 import { textIndexBytes } from "./text_index_memory.ts";
-import type { MatchOptions, TermMatch, TextQuery, TextScores } from "./text_query.ts";
+import type { MatchOptions, TextQuery, TextScores } from "./text_query.ts";
 
 /** BM25 term-frequency saturation (k1) and length normalisation (b), as in Lucene. */
 const K1 = 1.2;
@@ -125,44 +125,42 @@ export class TextIndex {
    */
   query(query: string, options: MatchOptions): TextQuery {
     const words = [...new Set(this.analyzer.queryWords(query))];
-    const known = words.map((surface) => this.#holders.count(this.analyzer.stem(surface)) > 0);
+    const stems = words.map((surface) => this.analyzer.stem(surface));
+    const known = stems.map((stem) => this.#holders.count(stem) > 0);
     const expandAll = options.enough === undefined;
-    let matches = words.map((surface, i) =>
-      this.#wordMatches(surface, options, expandAll || !known[i], i === words.length - 1)
-    );
-    if (!expandAll && options.typoTolerance && known.some(Boolean) && this.#leastMatching(matches) < options.enough!) {
-      matches = words.map((surface, i) =>
-        known[i] ? this.#wordMatches(surface, options, true, i === words.length - 1) : matches[i]!
-      );
+    const found = words.map((surface, i) => {
+      const weights = new Map<string, number>([[stems[i]!, 1]]);
+      if (expandAll || !known[i]) this.#offerTypos(weights, surface, options);
+      if (options.prefix && i === words.length - 1) {
+        for (const term of this.#prefixTerms(surface)) offer(weights, term, PREFIX_WEIGHT);
+      }
+      return weights;
+    });
+    if (!expandAll && options.typoTolerance && known.some(Boolean) && this.#leastMatching(found) < options.enough!) {
+      for (const [i, surface] of words.entries()) if (known[i]) this.#offerTypos(found[i]!, surface, options);
     }
-    const terms = new Set(matches.flatMap((matched) => matched.map(({ term }) => term)));
+    const matches = found.map((weights) => [...weights].map(([term, weight]) => ({ term, weight })));
+    const terms = new Set(found.flatMap((weights) => [...weights.keys()]));
     return { words: matches, terms };
   }
 
-  /** The terms one query word matches: itself, its typos when `typos`, and as the `last` word, what it prefixes. */
-  #wordMatches(surface: string, options: MatchOptions, typos: boolean, last: boolean): TermMatch[] {
-    const weights = new Map<string, number>([[this.analyzer.stem(surface), 1]]);
-    const offer = (term: string, weight: number) => {
-      if (weight > (weights.get(term) ?? 0)) weights.set(term, weight);
-    };
+  /** Offers `weights` the terms within the typos that `surface`'s length allows, each weighted by its typos. */
+  #offerTypos(weights: Map<string, number>, surface: string, options: MatchOptions): void {
     const length = [...surface].length;
-    const maxEdits = options.typoTolerance && typos ? TYPO_LENGTHS.filter((least) => length >= least).length : 0;
-    if (maxEdits > 0) {
-      for (const { word, edits } of wordsWithin(this.#terms, surface, maxEdits)) offer(word, TYPO_WEIGHTS[edits]!);
-      for (const { word, edits } of wordsWithin(this.#variants, surface, maxEdits)) {
-        offer(this.analyzer.stem(word), TYPO_WEIGHTS[edits]!);
-      }
+    const maxEdits = options.typoTolerance ? TYPO_LENGTHS.filter((least) => length >= least).length : 0;
+    if (maxEdits === 0) return;
+    for (const { word, edits } of wordsWithin(this.#terms, surface, maxEdits)) {
+      offer(weights, word, TYPO_WEIGHTS[edits]!);
     }
-    if (options.prefix && last) {
-      for (const term of this.#prefixTerms(surface)) offer(term, PREFIX_WEIGHT);
+    for (const { word, edits } of wordsWithin(this.#variants, surface, maxEdits)) {
+      offer(weights, this.analyzer.stem(word), TYPO_WEIGHTS[edits]!);
     }
-    return [...weights].map(([term, weight]) => ({ term, weight }));
   }
 
   /** At least how many documents match some word of a query: the most that hold any one of its terms. */
-  #leastMatching(matches: TermMatch[][]): number {
+  #leastMatching(found: Map<string, number>[]): number {
     let most = 0;
-    for (const matched of matches) for (const { term } of matched) most = Math.max(most, this.#holders.count(term));
+    for (const weights of found) for (const term of weights.keys()) most = Math.max(most, this.#holders.count(term));
     return most;
   }
 
@@ -378,4 +376,9 @@ export class TextIndex {
     this.#totalLength += length;
     this.#factors = undefined;
   }
+}
+
+/** Keeps the better of a term's weights in `weights`. */
+function offer(weights: Map<string, number>, term: string, weight: number): void {
+  if (weight > (weights.get(term) ?? 0)) weights.set(term, weight);
 }
