@@ -1,4 +1,5 @@
 /** `search`: full-text, vector or hybrid retrieval over one index, filtered by metadata. */
+import { TYPOS_BELOW_MATCHES } from "../search/text_query.ts";
 import type { ServiceContext } from "../context.ts";
 import { DEFAULT_HIT_FIELDS, type RequestOf } from "../api/request_schemas.ts";
 import type { SearchHit, SearchResult } from "../api/response_schemas.ts";
@@ -17,9 +18,6 @@ import { modelCall } from "../writes/index_embedding.ts";
 import { searchWithout, similarVector } from "./similar_to.ts";
 import { checkedRerank, rankedBounds, type RerankedDoc, rerankedPage } from "../reranking/rerank_hits.ts";
 import { searchWithSettings } from "../search/settings_search.ts";
-
-/** Query words that documents hold as typed get typo matches too when fewer documents than this match the query. */
-const TYPOS_BELOW_MATCHES = 10;
 
 /**
  * Searches the latest acknowledged state of an index, within a tenant token's `tenantFilter` when there is one (both it
@@ -58,8 +56,7 @@ export async function search(
   await similar; // 404 for an unknown document, even in an empty index.
   if (index.size === 0) return { hits: [], total: 0, tookMs: elapsedMs(started) };
   const vector = await (queryVector ?? queryVectorOf?.());
-  // Typos of words the index holds as they are are looked up only when few documents match without them; the same
-  // number for every page, so that paging sees one result set.
+  // Typos of words the index holds as they are are looked up only when few documents match without them.
   const match = {
     typoTolerance: request.typoTolerance ?? true,
     prefix: request.prefix ?? true,

@@ -11,6 +11,12 @@ export interface MatchOptions {
   enough?: number | undefined;
 }
 
+/**
+ * Query words that documents hold as typed get typo matches too when fewer documents than this match the query: the
+ * `enough` that searches ask for, the same for every page so that paging sees one result set.
+ */
+export const TYPOS_BELOW_MATCHES = 10;
+
 /** A term a query word matches and the weight of that match. */
 export interface TermMatch {
   term: string;

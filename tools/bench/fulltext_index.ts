@@ -9,6 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { TextIndex } from "../../src/search/text_index.ts";
+import { TYPOS_BELOW_MATCHES } from "../../src/search/text_query.ts";
 import { analyzerFor } from "../../src/fulltext/analyzer.ts";
 import { mulberry32 } from "../../src/util/seeded_random.ts";
 import { line } from "./_bench_helpers.ts";
@@ -70,7 +71,7 @@ for (const docs of values.docs.split(",").map(Number)) {
     const p50 = (typoTolerance: boolean, asked = queries) => {
       const times = asked.map((query) => {
         const start = performance.now();
-        const matched = index.query(query, { typoTolerance, prefix: typoTolerance });
+        const matched = index.query(query, { typoTolerance, prefix: typoTolerance, enough: TYPOS_BELOW_MATCHES });
         index.withScores(matched, undefined, (found) => found.slots.length);
         return performance.now() - start;
       });
