@@ -37,7 +37,7 @@ const DOCS = Number(values.docs);
 const QUERIES = Number(values.queries);
 const ROUNDS = Number(values.rounds);
 const ENTRIES = Number(values.synonyms);
-const words = (await dictionaryWords(values.dict)).filter((word) => /^\p{L}+$/u.test(word));
+const words = await dictionaryWords(values.dict);
 const next = mulberry32(11);
 const pick = () => words[Math.floor(next() * words.length)]!;
 

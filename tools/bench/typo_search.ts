@@ -31,7 +31,7 @@ const { values } = parseArgs({
 });
 const DOCS = Number(values.docs);
 const QUERIES = Number(values.queries);
-const words = (await dictionaryWords(values.dict)).filter((word) => /^\p{L}+$/u.test(word));
+const words = await dictionaryWords(values.dict);
 const next = mulberry32(7);
 const pick = () => words[Math.floor(next() * words.length)]!;
 
