@@ -28,6 +28,8 @@ import type {
   NotifyOptions,
   RequestInputOf,
   ResponseOf,
+  SearchAnalytics,
+  SearchAnalyticsRequest,
   SearchResult,
   WebhookSecret,
 } from "./src/api/api_types.ts";
@@ -340,6 +342,21 @@ export class QuireClient {
   async updateSettings(name: string, settings: IndexSettingsInput, options: WriteOptions = {}): Promise<Index> {
     const request = { action: "updateSettings", projectId: this.#projectId, indexName: name, settings } as const;
     return await (await this.#send(request, options)).json() as ResponseOf<"updateSettings">;
+  }
+
+  /** An index's searches per UTC day, latency, top and no-result queries; `from`/`to` as `YYYY-MM-DD`. */
+  async searchAnalytics(
+    name: string,
+    range: Omit<SearchAnalyticsRequest, "action" | "projectId" | "indexName"> = {},
+  ): Promise<SearchAnalytics> {
+    const request = { ...range, action: "searchAnalytics", projectId: this.#projectId, indexName: name } as const;
+    return await (await this.#send(request)).json() as ResponseOf<"searchAnalytics">;
+  }
+
+  /** Counts a click on the hit `id` at 1-based `position` of a search of `query`, for its click-through. */
+  async recordClick(name: string, click: { query: string; id: string; position: number }): Promise<true> {
+    const request = { ...click, action: "recordClick", projectId: this.#projectId, indexName: name } as const;
+    return await (await this.#send(request)).json() as ResponseOf<"recordClick">;
   }
 
   /** Brings back the latest deleted index of that name, as it was, within the server's `UNDO_WINDOW`. */

@@ -85,6 +85,10 @@ const configSchema = z.object({
   BACKUP_KEEP: positiveInt(7),
   WEBHOOK_ALLOWED_HOSTS: hostList.optional(),
   UNDO_WINDOW: duration("24h"),
+  ANALYTICS: booleanFlag(true),
+  ANALYTICS_TOP: wholeNumber(1, 100_000).default(1_000),
+  ANALYTICS_DAYS: wholeNumber(1, 3_660).default(30),
+  ANALYTICS_FLUSH_INTERVAL: duration("5s").pipe(z.number().min(10, "expected at least 10ms")),
 });
 
 /**
@@ -135,6 +139,11 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
     "Hosts (host or host:port, comma-separated) that options.notify URLs may name; https unless loopback (default none: " +
     "no webhooks)",
   UNDO_WINDOW: "How long a deleted index can be brought back with restoreIndex, e.g. 30m or 7d (default 24h; 0: off)",
+  ANALYTICS: "Record every search for searchAnalytics: normalized query, results, duration (default true)",
+  ANALYTICS_TOP: "Most distinct queries search analytics keep per index and UTC day, the most searched (default 1000)",
+  ANALYTICS_DAYS: "How many UTC days of search analytics are kept, today included (default 30)",
+  ANALYTICS_FLUSH_INTERVAL:
+    "How often each instance adds its counted searches into the store; a kill -9 loses at most this much (default 5s)",
 };
 
 /**

@@ -7,6 +7,7 @@ import type { IndexStates } from "./index_state/index_states.ts";
 import type { IndexSettingsCache } from "./index_state/index_settings.ts";
 import type { RecordCache } from "./storage/record_cache.ts";
 import type { Metrics } from "./observability/metrics.ts";
+import type { SearchRecorder } from "./analytics/search_recorder.ts";
 
 /** The shared parts of the running service. */
 export interface ServiceContext {
@@ -30,6 +31,10 @@ export interface ServiceContext {
   webhookHosts: readonly string[];
   /** `UNDO_WINDOW`: how long `restoreIndex` can bring back a deleted index, in milliseconds (0: not at all). */
   undoWindowMs: number;
+  /** Counts searches and clicks for `searchAnalytics`; absent when `ANALYTICS=false`. */
+  analytics?: SearchRecorder | undefined;
+  /** `ANALYTICS_DAYS`: how many UTC days of search analytics are kept, today included. */
+  analyticsDays: number;
 }
 
 /** How an instance names itself in health answers, metrics, and the leases it takes in the store. */

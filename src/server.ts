@@ -27,6 +27,7 @@ import { listProjects } from "./storage/project_records.ts";
 import { NativeAllocator } from "./util/native_allocator.ts";
 import { BackupScheduler } from "./backup/backup_schedule.ts";
 import { IndexSettingsCache } from "./index_state/index_settings.ts";
+import { SearchRecorder } from "./analytics/search_recorder.ts";
 
 /** The project created on first start, so that a newcomer has a key at once. */
 export const DEFAULT_PROJECT_ID = "default";
@@ -122,7 +123,16 @@ export async function createService(
     instance,
     undoWindowMs: config.UNDO_WINDOW,
     webhookHosts: config.WEBHOOK_ALLOWED_HOSTS ?? [],
+    analytics: config.ANALYTICS
+      ? new SearchRecorder(kv, {
+        top: config.ANALYTICS_TOP,
+        days: config.ANALYTICS_DAYS,
+        flushMs: config.ANALYTICS_FLUSH_INTERVAL,
+      })
+      : undefined,
+    analyticsDays: config.ANALYTICS_DAYS,
   };
+  context.analytics?.start();
   // At start, for what a killed process left, and then once per log retention time, for the log that the snapshots of
   // an index no longer written to cover.
   let collecting = false;
@@ -174,6 +184,7 @@ export async function createService(
       webhooks.stop();
       bodyDeadlines.stop();
       await rateLimiter.close();
+      await context.analytics?.close();
       await log?.flush();
       await background.idle();
       allocator?.close();

@@ -20,6 +20,8 @@ const PROJECT_SPACES = [
   "webhook_outbox",
   "backup",
   "store_format",
+  "analytics",
+  "analytics_chunks",
 ];
 
 /** Describes each key that nothing live points to, and each index whose `docCount` differs from its documents. */

@@ -23,6 +23,7 @@ import { rotateWebhookSecret } from "./rotate_webhook_secret.ts";
 import { deleteAlias, listAliases, setAlias } from "./aliases.ts";
 import { listDeletedIndexes, restoreIndex } from "./deleted_indexes.ts";
 import { updateSettings } from "./update_settings.ts";
+import { recordClick, searchAnalytics } from "./search_analytics.ts";
 
 /** Who asks: their rights, and the names of the index they asked for (an alias and its index). */
 export interface Caller {
@@ -85,6 +86,10 @@ export function dispatch(ctx: ServiceContext, request: ManageRequest, caller: Ca
       return listDeletedIndexes(ctx, request, access.scope);
     case "updateSettings":
       return updateSettings(ctx, request);
+    case "searchAnalytics":
+      return searchAnalytics(ctx, request);
+    case "recordClick":
+      return recordClick(ctx, request);
   }
 }
 

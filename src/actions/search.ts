@@ -4,7 +4,7 @@ import type { ServiceContext } from "../context.ts";
 import { DEFAULT_HIT_FIELDS, type RequestOf } from "../api/request_schemas.ts";
 import type { SearchHit, SearchResult } from "../api/response_schemas.ts";
 import { ApiError } from "../api/api_error.ts";
-import { readSettledIndex } from "../storage/index_records.ts";
+import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
 import type { SearchMode } from "../search/search_mode.ts";
 import type { SearchIndex } from "../search/search_index.ts";
 import { indexNotFound } from "../api/index_errors.ts";
@@ -21,7 +21,8 @@ import { searchWithSettings } from "../search/settings_search.ts";
 
 /**
  * Searches the latest acknowledged state of an index, within a tenant token's `tenantFilter` when there is one (both it
- * and the request's filter must match); 404 if unknown.
+ * and the request's filter must match), and counts the search for search analytics unless it says `analytics: false`;
+ * 404 if unknown.
  */
 export async function search(
   ctx: ServiceContext,
@@ -32,6 +33,37 @@ export async function search(
   const entry = await readSettledIndex(ctx.kv, request.projectId, request.indexName);
   if (entry.value === null) throw indexNotFound(request.indexName);
   const record = entry.value;
+  const { result, matched } = await searchRecord(ctx, record, request, { tenantFilter, started });
+  if (request.analytics !== false) {
+    const index = { projectId: record.projectId, indexName: record.name, language: record.language };
+    ctx.analytics?.recordSearch(index, request.query, matched, result.tookMs);
+  }
+  return result;
+}
+
+/**
+ * A search's answer, and how many documents it found for search analytics: in hybrid mode those its words matched,
+ * since its `total` counts every document (vector ranking excludes none), so that a query that finds nothing by its
+ * words shows as one.
+ */
+interface Searched {
+  result: SearchResult;
+  matched: number;
+}
+
+/** How a search runs besides its request: within a tenant token's filter, and timed from `started`. */
+interface SearchContext {
+  tenantFilter: MetadataFilter | undefined;
+  started: number;
+}
+
+/** Searches the index of `record`. */
+async function searchRecord(
+  ctx: ServiceContext,
+  record: IndexRecord,
+  request: RequestOf<"search">,
+  { tenantFilter, started }: SearchContext,
+): Promise<Searched> {
   const mode = request.mode ?? (request.similarTo === undefined ? "hybrid" : "vector");
   const query = request.query ?? "";
   const rerank = checkedRerank(ctx.embedder, request.rerank);
@@ -54,7 +86,7 @@ export async function search(
   settings.catch(() => {}); // Awaited below, unless the index turns out empty.
   const index = await ctx.indexStates.get(record);
   await similar; // 404 for an unknown document, even in an empty index.
-  if (index.size === 0) return { hits: [], total: 0, tookMs: elapsedMs(started) };
+  if (index.size === 0) return { result: { hits: [], total: 0, tookMs: elapsedMs(started) }, matched: 0 };
   const vector = await (queryVector ?? queryVectorOf?.());
   // Typos of words the index holds as they are are looked up only when few documents match without them.
   const match = {
@@ -89,7 +121,7 @@ export async function search(
     tookMs: elapsedMs(started),
   };
   if (page.facets !== undefined) result.facets = page.facets;
-  return result;
+  return { result, matched: page.textMatches ?? page.total };
 }
 
 /** What a vector or hybrid search asks of its index's model. */

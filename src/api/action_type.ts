@@ -24,4 +24,6 @@ export type Action =
   | "listAliases"
   | "restoreIndex"
   | "listDeletedIndexes"
-  | "updateSettings";
+  | "updateSettings"
+  | "searchAnalytics"
+  | "recordClick";

@@ -9,8 +9,8 @@ import type { Action } from "./action_type.ts";
 export interface KeyScopeInput {
   /** What the key is for, for people. */
   description?: string | undefined;
-  /** Action names, or `"*"` for every action but key management (default `["*"]`). */
-  actions?: (Action | "*")[] | undefined;
+  /** Action names, or `"*"` for every action but key management (default `["*"]`); `searchAnalytics` comes with `search`. */
+  actions?: (Exclude<Action, "searchAnalytics"> | "*")[] | undefined;
   /** Index names, where a trailing `*` matches a prefix (default `["*"]`). */
   indexes?: string[] | undefined;
   /** When the key stops working (ISO 8601). */

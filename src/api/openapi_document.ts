@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { Limits } from "./request_schemas.ts";
 import { type Action, ACTIONS, requestSchema } from "./request_schemas.ts";
+import { searchAnalyticsResultSchema } from "./analytics_schemas.ts";
 import {
   acknowledgedSchema,
   addDocsResultSchema,
@@ -93,6 +94,7 @@ const RESPONSE_COMPONENTS = new Map<z.ZodType, string>([
   [webhookEventSchema, "WebhookEvent"],
   [aliasListSchema, "AliasList"],
   [deletedIndexListSchema, "DeletedIndexList"],
+  [searchAnalyticsResultSchema, "SearchAnalytics"],
 ]);
 
 /** Where a component schema is referenced from. */

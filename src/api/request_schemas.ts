@@ -8,6 +8,7 @@ import { PROJECT_ID_PATTERN } from "./project_id.ts";
 import { notifySchema } from "./webhook_schemas.ts";
 import { updateSettingsSchema } from "./settings_schemas.ts";
 import { multiSearchSchema } from "./multi_search_schema.ts";
+import { recordClickSchema, searchAnalyticsSchema } from "./analytics_schemas.ts";
 
 export { describeIssue } from "./describe_issue.ts";
 
@@ -44,6 +45,8 @@ export const ACTIONS = [
   "restoreIndex",
   "listDeletedIndexes",
   "updateSettings",
+  "searchAnalytics",
+  "recordClick",
 ] as const;
 
 /** One action name. */
@@ -223,6 +226,7 @@ function searchSchema(limits: Limits) {
       "Rescores the first topN hits with a cross-encoder on the query and each hit's best passage, in its order " +
         "(with rerankScore); offset and limit page the reranked hits, and hits past topN follow in their own order",
     ),
+    analytics: z.boolean().optional().describe("false leaves the search out of searchAnalytics (default true)"),
   }).superRefine((request, ctx) => {
     const mode = request.mode ?? (request.similarTo === undefined ? "hybrid" : "vector");
     if (request.similarTo !== undefined) {
@@ -270,13 +274,16 @@ const publicKeySchema = z.looseObject({
 })
   .describe("A public JWK: Ed25519 (kty OKP) for EdDSA tokens, or P-256 (kty EC) for ES256 tokens");
 
+/** The actions a key may name: all but `searchAnalytics`, which comes with the right to search the index. */
+const NAMED_KEY_ACTIONS = ACTIONS.filter((action) => action !== "searchAnalytics");
+
 function createKeySchema() {
   return z.object({
     action: z.literal("createKey"),
     projectId: projectIdSchema,
     description: z.string().max(256).optional(),
-    actions: z.array(z.enum([...ACTIONS, "*"])).min(1).max(MAX_KEY_ACTIONS).optional().describe(
-      'Action names, or "*" for every action but key management (default ["*"])',
+    actions: z.array(z.enum([...NAMED_KEY_ACTIONS, "*"])).min(1).max(MAX_KEY_ACTIONS).optional().describe(
+      'Action names, or "*" for every action but key management (default ["*"]); searchAnalytics comes with search',
     ),
     indexes: z.array(indexNameSchema).min(1).max(MAX_KEY_INDEXES).optional().describe(
       'Index names, where a trailing "*" matches a prefix (default ["*"])',
@@ -371,6 +378,8 @@ export function requestSchema(limits: Limits) {
     }),
     z.object({ action: z.literal("listDeletedIndexes"), ...base }),
     updateSettingsSchema(indexed, limits.maxDocIdBytes),
+    searchAnalyticsSchema(indexed),
+    recordClickSchema(indexed, limits.maxDocIdBytes),
   ]);
 }
 

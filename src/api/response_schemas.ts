@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { Action } from "./request_schemas.ts";
 import { webhookSecretSchema } from "./webhook_schemas.ts";
 import { indexSettingsSchema } from "./settings_schemas.ts";
+import { searchAnalyticsResultSchema } from "./analytics_schemas.ts";
 
 /** The states of an index: `Building` (new) and `Updating` (existing) while a queued write runs. */
 export const INDEX_STATUSES = ["Ready", "Building", "Updating", "Failed"] as const;
@@ -258,6 +259,8 @@ export const RESPONSE_SCHEMAS = {
   restoreIndex: indexSchema,
   listDeletedIndexes: deletedIndexListSchema,
   updateSettings: indexSchema,
+  searchAnalytics: searchAnalyticsResultSchema,
+  recordClick: acknowledgedSchema,
 } as const satisfies Record<Action, z.ZodType>;
 
 /** The `200` body of one action. */

@@ -17,6 +17,10 @@ import indexView from "./assets/index_view.js" with { type: "text" };
 import projectView from "./assets/project_view.js" with { type: "text" };
 import keysView from "./assets/keys_view.js" with { type: "text" };
 import settingsView from "./assets/settings_view.js" with { type: "text" };
+import analyticsView from "./assets/analytics_view.js" with { type: "text" };
+import analyticsChart from "./assets/analytics_chart.js" with { type: "text" };
+import queryFixes from "./assets/query_fixes.js" with { type: "text" };
+import listDialog from "./assets/list_dialog.js" with { type: "text" };
 import keyForm from "./assets/key_form.js" with { type: "text" };
 import searchSection from "./assets/search_section.js" with { type: "text" };
 import curlCommand from "./assets/curl_command.js" with { type: "text" };
@@ -58,6 +62,10 @@ export const DASHBOARD_ASSETS: readonly DashboardAsset[] = [
   { name: "project_view.js", contentType: JS, text: projectView },
   { name: "keys_view.js", contentType: JS, text: keysView },
   { name: "settings_view.js", contentType: JS, text: settingsView },
+  { name: "analytics_view.js", contentType: JS, text: analyticsView },
+  { name: "analytics_chart.js", contentType: JS, text: analyticsChart },
+  { name: "query_fixes.js", contentType: JS, text: queryFixes },
+  { name: "list_dialog.js", contentType: JS, text: listDialog },
   { name: "key_form.js", contentType: JS, text: keyForm },
   { name: "search_section.js", contentType: JS, text: searchSection },
   { name: "curl_command.js", contentType: JS, text: curlCommand },

@@ -20,8 +20,11 @@ export interface Access {
   credential: string;
 }
 
-/** The actions that apply a tenant token's filter; the others would reach documents outside it. */
-const FILTERED_ACTIONS: readonly string[] = ["search", "getDocs", "getIndex", "listIndexes"];
+/**
+ * The actions a tenant token with a filter may use: those that apply its filter, and `recordClick`, which reaches no
+ * document; the others would reach documents (or other tenants' queries) outside it.
+ */
+const FILTERED_ACTIONS: readonly string[] = ["search", "getDocs", "getIndex", "listIndexes", "recordClick"];
 
 /**
  * Throws 403 unless `access` allows `action` on the index that `names` name: the name as requested, and for an alias

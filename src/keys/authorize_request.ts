@@ -17,6 +17,8 @@ const ALIASED_ACTIONS: readonly string[] = [
   "reembedIndex",
   "exportIndex",
   "updateSettings",
+  "searchAnalytics",
+  "recordClick",
 ];
 
 /** The longest index name or alias, in UTF-16 code units (as `indexName` is validated). */

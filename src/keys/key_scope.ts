@@ -30,14 +30,22 @@ export const PROJECT_KEY_SCOPE: KeyScope = {
   requestsPerMinute: null,
 };
 
-/** Actions that grant each other: a `multiSearch` is searches, and a `search` is a `multiSearch` of one query. */
-const SAME_RIGHTS = new Map([["search", "multiSearch"], ["multiSearch", "search"]]);
+/**
+ * Actions that other actions grant: a `multiSearch` is searches, and a `search` is a `multiSearch` of one query; a
+ * click on a hit is part of searching. `searchAnalytics` comes with the right to search and only with it: a key
+ * cannot name it.
+ */
+const GRANTED_BY = new Map([
+  ["search", ["multiSearch"]],
+  ["multiSearch", ["search"]],
+  ["recordClick", ["search", "multiSearch"]],
+]);
 
 /** Whether `scope` grants `action`. */
 export function allowsAction(scope: Pick<KeyScope, "actions">, action: string): boolean {
+  if (action === "searchAnalytics") return allowsAction(scope, "search");
   if (scope.actions.includes(action)) return true;
-  const same = SAME_RIGHTS.get(action);
-  if (same !== undefined && scope.actions.includes(same)) return true;
+  if (GRANTED_BY.get(action)?.some((granting) => scope.actions.includes(granting))) return true;
   return scope.actions.includes("*") && !(KEY_ACTIONS as readonly string[]).includes(action);
 }
 

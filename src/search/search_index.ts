@@ -67,10 +67,11 @@ export interface SearchIndexInit extends Partial<SearchIndexParts> {
   graphs?: AnnGraphs | undefined;
 }
 
-/** Scored documents of a search, how many matched, and each one's best passage slot where vectors were scored. */
+/** Scored documents of a search, how many matched (in hybrid mode also by text), each one's best passage slot. */
 interface Found extends ScoredSlots {
   total: number;
   best?: number[];
+  textMatches?: number;
 }
 
 /** The searchable state of one index at one revision. */
@@ -102,8 +103,7 @@ export class SearchIndex {
       graph: this.#graph,
       graphs: init.graphs,
     });
-    const { ids, contents } = docs;
-    this.#columns = new MetadataColumns((slot) => contents[slot]?.metadata, () => ids.length);
+    this.#columns = new MetadataColumns((slot) => docs.contents[slot]?.metadata, () => docs.ids.length);
     const ann = init.graphs === undefined ? undefined : init.ann;
     if (ann !== undefined) {
       if (init.plan !== undefined) this.#vectorCandidates.plan = init.plan;
@@ -182,9 +182,8 @@ export class SearchIndex {
   /** The spans of a document's passages, in order. */
   passageSpans(id: string): PassageSpan[] {
     const content = this.content(id);
-    if (content === undefined) return [];
-    const spans = content.spans;
-    if (spans === undefined) return [{ start: 0, end: content.text.length }];
+    const spans = content?.spans;
+    if (spans === undefined) return content === undefined ? [] : [{ start: 0, end: content.text.length }];
     return Array.from({ length: spans.length / 2 }, (_, i) => ({ start: spans[2 * i]!, end: spans[2 * i + 1]! }));
   }
 
@@ -284,6 +283,7 @@ export class SearchIndex {
   ): SearchPage {
     const page: SearchPage = { hits: this.#rank(found, query), total: found.total };
     if (textQuery !== undefined) page.terms = textQuery.terms;
+    if (found.textMatches !== undefined) page.textMatches = found.textMatches;
     if (query.facets !== undefined) {
       page.facets = facetCounts(matches(), this.#columns, query.facets);
     }
@@ -307,14 +307,15 @@ export class SearchIndex {
       : vectorCandidates.docScores(queryVector, vectorCandidates.passages(queryVector, candidates));
     const total = candidates === undefined ? vector.slots.length : this.size;
     if (textQuery === undefined) return { ...vector, total };
+    let textMatches = 0;
     const fused = this.#text.withScores(textQuery, keep, (text, bm25) => {
-      const matches = text.slots.length;
+      textMatches = text.slots.length;
       const textCount = candidates === undefined
         ? HYBRID_POOL
-        : Math.max(HYBRID_TEXT_CANDIDATES, Math.ceil(matches * HYBRID_TEXT_SHARE), wanted);
+        : Math.max(HYBRID_TEXT_CANDIDATES, Math.ceil(textMatches * HYBRID_TEXT_SHARE), wanted);
       return this.#fuse(queryVector, vector, text, bm25, textCount);
     });
-    return { ...fused, total };
+    return { ...fused, total, textMatches };
   }
 
   /**

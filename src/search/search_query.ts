@@ -44,6 +44,8 @@ export interface ScoredDoc {
 export interface SearchPage {
   hits: ScoredDoc[];
   total: number;
+  /** In hybrid mode, how many documents the query's words matched (`total` counts every document there). */
+  textMatches?: number;
   terms?: ReadonlySet<string>;
   facets?: FacetCounts;
 }

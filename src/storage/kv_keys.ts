@@ -231,3 +231,27 @@ export function deletedIndexesPrefix(projectId?: string) {
 export function storeFormatKey() {
   return ["store_format"] as const;
 }
+
+/** The head of one UTC day (`YYYY-MM-DD`) of an index's search analytics: which version of its tally is current. */
+export function analyticsDayKey(projectId: string, indexName: string, day: string) {
+  return ["analytics", projectId, indexName, day] as const;
+}
+
+/** The prefix of the analytics heads of an index, or of every index. */
+export function analyticsPrefix(projectId?: string, indexName?: string): Deno.KvKey {
+  if (projectId === undefined) return ["analytics"];
+  return indexName === undefined ? ["analytics", projectId] : ["analytics", projectId, indexName];
+}
+
+/** One chunk of a version of a day's analytics tally. */
+export function analyticsChunkKey(projectId: string, indexName: string, day: string, version: string, seq: number) {
+  return ["analytics_chunks", projectId, indexName, day, version, seq] as const;
+}
+
+/** The prefix of the chunks of one version of a day's tally, or of every tally's. */
+export function analyticsChunksPrefix(
+  at?: { projectId: string; indexName: string; day: string; version: string },
+): Deno.KvKey {
+  if (at === undefined) return ["analytics_chunks"];
+  return ["analytics_chunks", at.projectId, at.indexName, at.day, at.version];
+}

@@ -31,6 +31,8 @@ const ACTIONS = [
   "restoreIndex",
   "listDeletedIndexes",
   "updateSettings",
+  "searchAnalytics",
+  "recordClick",
 ];
 const ERROR_STATUSES = ["400", "403", "404", "408", "409", "413", "415", "422", "429", "500"];
 
@@ -255,6 +257,15 @@ const VALID_REQUESTS: Json[] = [
     },
   },
   { action: "updateSettings", projectId: "default", indexName: "faq", settings: { pins: [] } },
+  {
+    action: "searchAnalytics",
+    projectId: "default",
+    indexName: "faq",
+    from: "2026-11-01",
+    to: "2026-11-30",
+    limit: 20,
+  },
+  { action: "recordClick", projectId: "default", indexName: "faq", query: "refund", id: "policy-7", position: 3 },
 ];
 
 const INVALID_REQUESTS: [string, Json][] = [
@@ -294,6 +305,20 @@ const INVALID_REQUESTS: [string, Json][] = [
     projectId: "default",
     queries: [{ indexName: "faq", query: "q" }],
     federation: { limit: 101 },
+  }],
+  ["an analytics day that is not one", {
+    action: "searchAnalytics",
+    projectId: "default",
+    indexName: "faq",
+    to: "26-11-30",
+  }],
+  ["a click at position 0", {
+    action: "recordClick",
+    projectId: "default",
+    indexName: "faq",
+    query: "q",
+    id: "1",
+    position: 0,
   }],
   ["an unknown setting", {
     action: "updateSettings",
@@ -378,6 +403,8 @@ Deno.test("the answers of every action validate against their response schemas i
     settings: { synonyms: [{ words: ["password", "passphrase"] }], pins: [{ query: "password", ids: ["2"] }] },
   });
   await answer("search", { indexName: "faq", query: "passphrase", mode: "fulltext" });
+  await answer("recordClick", { indexName: "faq", query: "passphrase", id: "2", position: 1 });
+  await answer("searchAnalytics", { indexName: "faq", limit: 5 });
   await answer("deleteDocs", { indexName: "faq", docIds: ["3"] });
   await answer("getWebhookSecret", {});
   await answer("rotateWebhookSecret", {});

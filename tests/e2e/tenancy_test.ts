@@ -35,6 +35,8 @@ function requests(indexName: string): Record<string, unknown>[] {
     restoreIndex: { indexName },
     listDeletedIndexes: {},
     updateSettings: { indexName, settings: { synonyms: [{ words: ["secret", "hidden"] }] } },
+    searchAnalytics: { indexName },
+    recordClick: { indexName, query: "secret", id: "doc-1", position: 1 },
   };
   return ACTIONS.map((action) => ({ action, ...bodies[action] }));
 }

@@ -37,6 +37,7 @@ Deno.test("each action's explicit response type is exactly its schema's output",
   assert.ok(sameType<Api.ResponseOf<"updateSettings">, z.output<Schemas["updateSettings"]>>(true));
   assert.ok(sameType<Api.IndexSettings, z.output<typeof indexSettingsSchema>>(true));
   assert.ok(sameType<Api.ResponseOf<"multiSearch">, z.output<Schemas["multiSearch"]>>(true));
+  assert.ok(sameType<Api.ResponseOf<"searchAnalytics">, z.output<Schemas["searchAnalytics"]>>(true));
   assert.ok(sameType<Api.ResponseOf<"createKey">, z.output<Schemas["createKey"]>>(true));
   assert.ok(sameType<Api.ResponseOf<"listKeys">, z.output<Schemas["listKeys"]>>(true));
   assert.ok(sameType<Api.ResponseOf<"deleteKey">, z.output<Schemas["deleteKey"]>>(true));

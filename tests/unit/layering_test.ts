@@ -21,7 +21,7 @@ const LAYERS: string[][] = [
   ["reranking"],
   ["config.ts"],
   ["storage"],
-  ["backup"],
+  ["backup", "analytics"],
   ["projects"],
   ["keys", "idempotency"],
   ["index_state"],

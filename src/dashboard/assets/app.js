@@ -7,6 +7,7 @@ import { renderIndexView } from "./index_view.js";
 import { renderProjectView } from "./project_view.js";
 import { renderKeysView } from "./keys_view.js";
 import { renderSettingsView } from "./settings_view.js";
+import { renderAnalyticsView } from "./analytics_view.js";
 
 const main = document.getElementById("main");
 const sessionArea = document.getElementById("session");
@@ -59,12 +60,19 @@ function show() {
     h("button", { type: "button", onclick: signOut }, "Sign out"),
   );
   const app = appFor(session);
-  const route = location.hash.replace(/^#\/?/, "").split("/");
+  // A hash is a path, then perhaps "?" and parameters: `#/indexes/shop?query=sofa&mode=fulltext` (names are encoded,
+  // so the first "?" ends the path).
+  const hash = location.hash.replace(/^#\/?/, "");
+  const paramsAt = hash.includes("?") ? hash.indexOf("?") : hash.length;
+  const route = hash.slice(0, paramsAt).split("/");
+  const params = new URLSearchParams(hash.slice(paramsAt + 1));
   const indexName = route[0] === "indexes" ? decodedOrNull(route[1]) : null;
   if (indexName !== null && indexName !== "" && route[2] === "settings") {
     disposeView = renderSettingsView(main, app, indexName);
+  } else if (indexName !== null && indexName !== "" && route[2] === "analytics") {
+    disposeView = renderAnalyticsView(main, app, indexName);
   } else if (indexName !== null && indexName !== "") {
-    disposeView = renderIndexView(main, app, indexName);
+    disposeView = renderIndexView(main, app, indexName, { query: params.get("query"), mode: params.get("mode") });
   } else if (route[0] === "project") {
     disposeView = renderProjectView(main, app);
   } else if (route[0] === "keys") {

@@ -5,16 +5,30 @@ import { searchSection } from "./search_section.js";
 import { documentsSection } from "./documents_section.js";
 import { addDocumentsSection } from "./add_documents_section.js";
 
-/** Shows index `name` in `main`; returns the view's disposer. */
-export function renderIndexView(main, app, name) {
+/** The address of index `name`'s view with `query` filled in the playground and run in `mode`. */
+export function playgroundHref(name, query, mode) {
+  return `#/indexes/${encodeURIComponent(name)}?${new URLSearchParams({ query, mode })}`;
+}
+
+/**
+ * Shows index `name` in `main`, with `search.query` (when not null) run in the playground in `search.mode`; returns
+ * the view's disposer.
+ */
+export function renderIndexView(main, app, name, search = { query: null, mode: null }) {
   const summary = h("dl", { class: "summary" });
   const documents = documentsSection(app, name);
+  const path = `#/indexes/${encodeURIComponent(name)}`;
   replaceChildren(
     main,
     h("h1", { tabindex: "-1" }, name),
     summary,
-    h("p", {}, h("a", { href: `#/indexes/${encodeURIComponent(name)}/settings` }, "Settings: synonyms and pins")),
-    searchSection(app, name),
+    h(
+      "p",
+      { class: "inline" },
+      h("a", { href: `${path}/settings` }, "Settings: synonyms and pins"),
+      h("a", { href: `${path}/analytics` }, "Analytics: searches and queries"),
+    ),
+    searchSection(app, name, search),
     documents.element,
     addDocumentsSection(app, name),
   );

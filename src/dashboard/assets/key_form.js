@@ -26,6 +26,8 @@ export const KEY_ACTIONS = [
   "restoreIndex",
   "listDeletedIndexes",
   "updateSettings",
+  "searchAnalytics",
+  "recordClick",
 ];
 
 /** The actions that `"*"` leaves out: a key manages keys only when it is given them by name. */

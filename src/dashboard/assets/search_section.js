@@ -11,8 +11,8 @@ const MODES = ["hybrid", "fulltext", "vector"];
 /** Texts longer than this show their snippet rather than all of it. */
 const LONG_TEXT = 600;
 
-/** The section for index `name`. */
-export function searchSection(app, name) {
+/** The section for index `name`; when `initial.query` is not null, it is filled in and run in `initial.mode`. */
+export function searchSection(app, name, initial = { query: null, mode: null }) {
   const query = h("input", { type: "search", name: "query", autocomplete: "off", spellcheck: "false" });
   const mode = h("select", { name: "mode" }, MODES.map((value) => h("option", { value }, value)));
   const limit = h("input", { type: "number", name: "limit", min: 1, max: 100, step: 1, value: 10 });
@@ -113,6 +113,12 @@ export function searchSection(app, name) {
         )
       ),
     );
+  }
+
+  if (initial.query !== null) {
+    query.value = initial.query;
+    if (MODES.includes(initial.mode)) mode.value = initial.mode;
+    run(requestOf);
   }
 
   return h(

@@ -12,12 +12,12 @@ export function parseSynonyms(text) {
   return lines(text).map(({ line, number }) => {
     const arrow = line.indexOf(ARROW);
     if (arrow === -1) {
-      const words = list(line);
+      const words = commaList(line);
       if (words.length < 2) throw new Error(`Synonyms, line ${number}: list two or more words, separated by commas`);
       return { words };
     }
     const from = line.slice(0, arrow).trim();
-    const to = list(line.slice(arrow + ARROW.length));
+    const to = commaList(line.slice(arrow + ARROW.length));
     if (from === "" || to.length === 0) {
       throw new Error(`Synonyms, line ${number}: write a word, "${ARROW}", then what it also finds`);
     }
@@ -30,7 +30,7 @@ export function parsePins(text) {
   return lines(text).map(({ line, number }) => {
     const arrow = line.lastIndexOf(ARROW);
     const query = arrow === -1 ? "" : line.slice(0, arrow).trim();
-    const ids = arrow === -1 ? [] : list(line.slice(arrow + ARROW.length));
+    const ids = arrow === -1 ? [] : commaList(line.slice(arrow + ARROW.length));
     if (query === "" || ids.length === 0) {
       throw new Error(`Pins, line ${number}: write the query, "${ARROW}", then the document ids, separated by commas`);
     }
@@ -54,7 +54,8 @@ function lines(text) {
   return text.split("\n").map((line, i) => ({ line: line.trim(), number: i + 1 })).filter(({ line }) => line !== "");
 }
 
-function list(text) {
+/** The trimmed, non-empty parts of a comma-separated text. */
+export function commaList(text) {
   return text.split(",").map((part) => part.trim()).filter((part) => part !== "");
 }
 
