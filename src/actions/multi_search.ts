@@ -119,11 +119,14 @@ interface Candidate {
   score: number;
   /** Its place in its query's own order. */
   rank: number;
+  /** Whether a pin of its index's settings put it first: it has no score, and stays ahead of every scored hit. */
+  pinned: boolean;
 }
 
 /**
- * One page of every answered query's hits: by normalised score, then by their place in their own query's order, then
- * by the query's place; a document that two queries of one index found appears once, where it ranks best.
+ * One page of every answered query's hits: pinned hits first, then by normalised score, then by their place in their
+ * own query's order, then by the query's place; a document that two queries of one index found appears once, where it
+ * ranks best.
  */
 function federate(
   outcomes: readonly Outcome[],
@@ -139,11 +142,16 @@ function federate(
     const best = Math.max(0, ...result.hits.map((hit) => hit.score ?? 0));
     result.hits.forEach(({ id, score: raw = 0, ...fields }, rank) => {
       const score = best > 0 ? Math.max(0, raw) / best : 0;
-      const hit: FederatedHit = { id, indexName, queryPosition, ...include.has("score") ? { score } : {}, ...fields };
-      candidates.push({ hit, score, rank });
+      const pinned = fields.pinned === true;
+      const shown = include.has("score") && !pinned ? { score } : {};
+      const hit: FederatedHit = { id, indexName, queryPosition, ...shown, ...fields };
+      candidates.push({ hit, score, rank, pinned });
     });
   });
-  candidates.sort((a, b) => b.score - a.score || a.rank - b.rank || a.hit.queryPosition - b.hit.queryPosition);
+  candidates.sort((a, b) =>
+    Number(b.pinned) - Number(a.pinned) || b.score - a.score || a.rank - b.rank ||
+    a.hit.queryPosition - b.hit.queryPosition
+  );
   const seen = new Set<string>();
   const merged = candidates.filter(({ hit }) => {
     const key = JSON.stringify([hit.indexName, hit.id]);

@@ -283,6 +283,26 @@ Deno.test("a federated multiSearch merges every query's hits by normalised score
   assert.equal(idsOnly.errors, undefined);
 });
 
+Deno.test("a federated multiSearch keeps each query's pinned hits ahead of every scored hit, in their order", async () => {
+  await using server = await startServer();
+  await createProducts(server);
+  await createProducts(server, "outlet");
+  await server.ok({
+    action: "updateSettings",
+    indexName: "outlet",
+    settings: { pins: [{ query: "product", ids: ["p6", "p5"] }] },
+  });
+  const queries = [
+    { indexName: "shop", query: "product", vector: [1, 0, 0, 0] },
+    { indexName: "outlet", query: "product", vector: [1, 0, 0, 0] },
+  ];
+  const merged = await server.ok<Federated>({ action: "multiSearch", queries, federation: { limit: 4 } });
+  const keys = merged.hits.map((hit) => `${hit.indexName}/${hit.id}`);
+  assert.deepEqual(keys.slice(0, 2), ["outlet/p6", "outlet/p5"], "the pins, though they score lowest by vector");
+  assert.ok(merged.hits.slice(0, 2).every((hit) => (hit as { pinned?: boolean }).pinned === true && !("score" in hit)));
+  assert.ok(merged.hits.slice(2).every((hit) => typeof hit.score === "number"));
+});
+
 Deno.test("each query is authorized on its own: a scoped key's indexes and aliases, and search's right", async () => {
   await using server = await startServer();
   await createProducts(server);
