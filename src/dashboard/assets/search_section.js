@@ -55,7 +55,9 @@ export function searchSection(app, name, initial = { query: null, mode: null }) 
     }
     curl.value = curlCommand({ ...body, projectId: app.projectId });
     try {
-      const { data } = await app.call("search", body);
+      // The playground's searches are the operator's trials, not the application's users': analytics leave them out.
+      // The curl command stays what an application would send.
+      const { data } = await app.call("search", { ...body, analytics: false });
       app.clearAlert();
       summary.textContent = `${heading}${data.total} matches, ${data.hits.length} shown, ${data.tookMs.toFixed(1)} ms`;
       replaceChildren(results, data.hits.map((hit) => hitItem(hit, similarTo)));
