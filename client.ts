@@ -15,6 +15,7 @@
  * @module
  */
 import type {
+  Action,
   AddDocsResult,
   CreatedKey,
   DocumentInput,
@@ -119,8 +120,7 @@ export class QuireClient {
 
   /** Returns one index. */
   async getIndex(name: string): Promise<Index> {
-    const response = await this.#send({ action: "getIndex", projectId: this.#projectId, indexName: name });
-    return await response.json() as ResponseOf<"getIndex">;
+    return await this.#call({ action: "getIndex", projectId: this.#projectId, indexName: name });
   }
 
   /** Lists the project's indexes by name: all of them, or a page of `limit` after `cursor`. */
@@ -131,8 +131,7 @@ export class QuireClient {
 
   /** Deletes an index and its documents. */
   async deleteIndex(name: string, options: WriteOptions = {}): Promise<true> {
-    const response = await this.#send({ action: "deleteIndex", projectId: this.#projectId, indexName: name }, options);
-    return await response.json() as ResponseOf<"deleteIndex">;
+    return await this.#call({ action: "deleteIndex", projectId: this.#projectId, indexName: name }, options);
   }
 
   /** Adds or replaces documents; resolves the counts, or with `wait: false` the `Updating` index. */
@@ -187,13 +186,12 @@ export class QuireClient {
 
   /** Deletes documents by id, ignoring unknown ones; resolves how many were removed. */
   async deleteDocs(name: string, ids: string[], options: WriteOptions = {}): Promise<ResponseOf<"deleteDocs">> {
-    const response = await this.#send({
+    return await this.#call({
       action: "deleteDocs",
       projectId: this.#projectId,
       indexName: name,
       docIds: ids,
     }, options);
-    return await response.json() as ResponseOf<"deleteDocs">;
   }
 
   /** Reads documents: those of `docIds` that exist, or all in id order, or a page of `limit` after `cursor`. */
@@ -207,14 +205,13 @@ export class QuireClient {
    * `options.similarTo` (and `""` as the query), the documents most like that one.
    */
   async search(name: string, query: string, options: SearchOptions = {}): Promise<SearchResult> {
-    const response = await this.#send({
+    return await this.#call({
       ...options,
       action: "search",
       projectId: this.#projectId,
       indexName: name,
       query: options.similarTo !== undefined && query === "" ? undefined : query,
     });
-    return await response.json() as ResponseOf<"search">;
   }
 
   /** Runs up to 20 searches in one request; resolves each one's answer, or its `{ error, status }`, in order. */
@@ -224,13 +221,12 @@ export class QuireClient {
   /** Runs several searches in one request; answered in order, or merged with `federation`. */
   multiSearch(queries: MultiSearchQuery[], options?: MultiSearchOptions): Promise<MultiSearchResult>;
   async multiSearch(queries: MultiSearchQuery[], options: MultiSearchOptions = {}): Promise<MultiSearchResult> {
-    const response = await this.#send({
+    return await this.#call({
       action: "multiSearch",
       projectId: this.#projectId,
       queries,
       federation: options.federation,
     });
-    return await response.json() as ResponseOf<"multiSearch">;
   }
 
   /**
@@ -295,14 +291,12 @@ export class QuireClient {
 
   /** Lists the project's keys within this client's rights, with their last use; never their secrets. */
   async listKeys(): Promise<ListedKey[]> {
-    const response = await this.#send({ action: "listKeys", projectId: this.#projectId });
-    return await response.json() as ResponseOf<"listKeys">;
+    return await this.#call({ action: "listKeys", projectId: this.#projectId });
   }
 
   /** Deletes a key: every instance refuses it within `METADATA_CACHE_MS`. */
   async deleteKey(keyId: string, options: WriteOptions = {}): Promise<true> {
-    const response = await this.#send({ action: "deleteKey", projectId: this.#projectId, keyId }, options);
-    return await response.json() as ResponseOf<"deleteKey">;
+    return await this.#call({ action: "deleteKey", projectId: this.#projectId, keyId }, options);
   }
 
   /**
@@ -310,38 +304,33 @@ export class QuireClient {
    * with admin rights (the project key, or a key granted `getWebhookSecret` by name).
    */
   async getWebhookSecret(): Promise<WebhookSecret> {
-    const response = await this.#send({ action: "getWebhookSecret", projectId: this.#projectId });
-    return await response.json() as ResponseOf<"getWebhookSecret">;
+    return await this.#call({ action: "getWebhookSecret", projectId: this.#projectId });
   }
 
   /** Replaces the project's webhook secret; the new one signs every event from now on, retries included. */
   async rotateWebhookSecret(options: WriteOptions = {}): Promise<WebhookSecret> {
-    const response = await this.#send({ action: "rotateWebhookSecret", projectId: this.#projectId }, options);
-    return await response.json() as ResponseOf<"rotateWebhookSecret">;
+    return await this.#call({ action: "rotateWebhookSecret", projectId: this.#projectId }, options);
   }
 
   /** Points `alias` at the index `name` in one atomic step; every action then takes the alias where it takes a name. */
   async setAlias(alias: string, name: string): Promise<true> {
-    const response = await this.#send({ action: "setAlias", projectId: this.#projectId, alias, indexName: name });
-    return await response.json() as ResponseOf<"setAlias">;
+    return await this.#call({ action: "setAlias", projectId: this.#projectId, alias, indexName: name });
   }
 
   /** Deletes an alias; its index stays. */
   async deleteAlias(alias: string): Promise<true> {
-    const response = await this.#send({ action: "deleteAlias", projectId: this.#projectId, alias });
-    return await response.json() as ResponseOf<"deleteAlias">;
+    return await this.#call({ action: "deleteAlias", projectId: this.#projectId, alias });
   }
 
   /** Lists the project's aliases and the indexes they point at. */
   async listAliases(): Promise<ResponseOf<"listAliases">> {
-    const response = await this.#send({ action: "listAliases", projectId: this.#projectId });
-    return await response.json() as ResponseOf<"listAliases">;
+    return await this.#call({ action: "listAliases", projectId: this.#projectId });
   }
 
   /** Changes an index's synonyms or pins (each one given replaces its value) without a rebuild; resolves the index. */
   async updateSettings(name: string, settings: IndexSettingsInput, options: WriteOptions = {}): Promise<Index> {
     const request = { action: "updateSettings", projectId: this.#projectId, indexName: name, settings } as const;
-    return await (await this.#send(request, options)).json() as ResponseOf<"updateSettings">;
+    return await this.#call(request, options);
   }
 
   /** An index's searches per UTC day, latency, top and no-result queries; `from`/`to` as `YYYY-MM-DD`. */
@@ -350,25 +339,31 @@ export class QuireClient {
     range: Omit<SearchAnalyticsRequest, "action" | "projectId" | "indexName"> = {},
   ): Promise<SearchAnalytics> {
     const request = { ...range, action: "searchAnalytics", projectId: this.#projectId, indexName: name } as const;
-    return await (await this.#send(request)).json() as ResponseOf<"searchAnalytics">;
+    return await this.#call(request);
   }
 
   /** Counts a click on the hit `id` at 1-based `position` of a search of `query`, for its click-through. */
   async recordClick(name: string, click: { query: string; id: string; position: number }): Promise<true> {
     const request = { ...click, action: "recordClick", projectId: this.#projectId, indexName: name } as const;
-    return await (await this.#send(request)).json() as ResponseOf<"recordClick">;
+    return await this.#call(request);
   }
 
   /** Brings back the latest deleted index of that name, as it was, within the server's `UNDO_WINDOW`. */
   async restoreIndex(name: string): Promise<Index> {
-    const response = await this.#send({ action: "restoreIndex", projectId: this.#projectId, indexName: name });
-    return await response.json() as ResponseOf<"restoreIndex">;
+    return await this.#call({ action: "restoreIndex", projectId: this.#projectId, indexName: name });
   }
 
   /** Lists the deleted indexes that can still be restored, each with when it expires. */
   async listDeletedIndexes(): Promise<ResponseOf<"listDeletedIndexes">> {
-    const response = await this.#send({ action: "listDeletedIndexes", projectId: this.#projectId });
-    return await response.json() as ResponseOf<"listDeletedIndexes">;
+    return await this.#call({ action: "listDeletedIndexes", projectId: this.#projectId });
+  }
+
+  /** Sends `request` and reads its answer's JSON body. */
+  async #call<A extends Action>(
+    request: ManageRequestInput & { action: A },
+    options?: WriteOptions,
+  ): Promise<ResponseOf<A>> {
+    return await (await this.#send(request, options)).json() as ResponseOf<A>;
   }
 
   async #send(

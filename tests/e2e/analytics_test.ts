@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { ok, serverEnvironment, type ServerProcess, startServerProcess } from "../_server_process.ts";
 import { startTestServer } from "../_helpers.ts";
-import type { SearchAnalytics } from "../../client.ts";
+import { QuireClient, type SearchAnalytics } from "../../client.ts";
 import { emptyTally, encodeTally } from "../../src/analytics/search_tally.ts";
 import { mergeAnalyticsDay } from "../../src/storage/analytics_records.ts";
 import { daysBefore, utcDay } from "../../src/util/utc_days.ts";
@@ -146,6 +146,11 @@ Deno.test("a search-only key reads analytics and records clicks; a key without s
     assert.ok(waited < 5_000, `never counted: ${JSON.stringify(report)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  // The typed client, as a browser's search box would use it with a search-only key.
+  const client = new QuireClient({ baseUrl: new URL("/", server.url), projectId: "default", key: searcher });
+  assert.equal(await client.recordClick("shop", { query: "couch", id: "couch-2", position: 2 }), true);
+  const fromClient = await client.searchAnalytics("shop", { from: daysBefore(utcDay(Date.now()), 1), limit: 1 });
+  assert.deepEqual(fromClient.days.map((day) => day.searches), [0, 1]);
   const named = await server.call({ action: "createKey", actions: ["searchAnalytics"] });
   assert.equal(named.status, 400, "searchAnalytics comes with search and cannot be named");
   const other = await as(searcher, { action: "searchAnalytics", indexName: "elsewhere" });
