@@ -156,3 +156,16 @@ Deno.test("a search-only key reads analytics and records clicks; a key without s
   const other = await as(searcher, { action: "searchAnalytics", indexName: "elsewhere" });
   assert.equal(other.status, 403);
 });
+
+Deno.test("a server that stops adds the searches it has counted since its last flush into the store", async () => {
+  const server = await startTestServer({ env: { ANALYTICS_FLUSH_INTERVAL: "1h" } });
+  await server.ok({ action: "createIndex", indexName: "shop", docs: DOCS });
+  await server.ok(fulltext("couch"));
+  await server.ok(fulltext("sofa"));
+  const before = await server.ok<SearchAnalytics>({ action: "searchAnalytics", indexName: "shop" });
+  assert.equal(before.searches, 0, "nothing flushed within the hour");
+  await using restarted = await server.restart();
+  const after = await restarted.ok<SearchAnalytics>({ action: "searchAnalytics", indexName: "shop" });
+  assert.equal(after.searches, 2);
+  assert.deepEqual(after.noResultQueries, [{ query: "sofa", count: 1 }]);
+});
