@@ -13,6 +13,7 @@ import {
   emptyTally,
   encodeTally,
   mergeTally,
+  renamedQueries,
   type SearchTally,
 } from "./search_tally.ts";
 import { daysBefore, utcDay } from "../util/utc_days.ts";
@@ -35,7 +36,10 @@ export interface CountedIndex {
 
 /** The longest query kept, in UTF-16 code units; a longer one is cut at a word's end. */
 const MAX_QUERY_LENGTH = 256;
+/** The most of a query counted before it is normalized, so that long queries hold little memory until the flush. */
+const MAX_SENT_LENGTH = 4 * MAX_QUERY_LENGTH;
 const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 
 /** A query as analytics keep it: its folded words, stop words dropped (unless it is nothing else), one space apart. */
 export function normalizedQuery(query: string, language: string | undefined): string {
@@ -53,7 +57,9 @@ export class SearchRecorder {
   readonly #kv: Deno.Kv;
   readonly #settings: AnalyticsSettings;
   /** The counts not yet in the store, by index and day. */
-  #pending = new Map<string, { at: AnalyticsDay; tally: SearchTally }>();
+  #pending = new Map<string, { at: AnalyticsDay; language: string | undefined; tally: SearchTally }>();
+  /** Today (UTC) and when it ends, so that a search does not format the date. */
+  #today = { day: "", until: 0 };
   #flushing: Promise<void> | undefined;
   #flushTimer: ReturnType<typeof setInterval> | undefined;
   #collectTimer: ReturnType<typeof setInterval> | undefined;
@@ -70,23 +76,28 @@ export class SearchRecorder {
     this.#collectTimer = setInterval(() => this.#collect(), HOUR_MS);
   }
 
-  /** Counts a search of `query` (undefined for one without text) that found `results` documents in `tookMs`. */
+  /**
+   * Counts a search of `query` (undefined for one without text) that found `results` documents in `tookMs`. The query
+   * is counted as it was sent, and normalized when the counts are flushed, once per distinct query.
+   */
   recordSearch(index: CountedIndex, query: string | undefined, results: number, tookMs: number): void {
-    const normalized = query === undefined ? undefined : normalizedQuery(query, index.language);
-    countSearch(this.#tallyOf(index), { query: normalized, results, tookMs }, this.#settings.top);
+    countSearch(this.#tallyOf(index), { query: query?.slice(0, MAX_SENT_LENGTH), results, tookMs }, this.#settings.top);
   }
 
   /** Counts a click on the hit at 1-based `position` of a search of `query`. */
   recordClick(index: CountedIndex, query: string, position: number): void {
-    const normalized = normalizedQuery(query, index.language);
-    if (normalized !== "") countClick(this.#tallyOf(index), normalized, position, this.#settings.top);
+    countClick(this.#tallyOf(index), query.slice(0, MAX_SENT_LENGTH), position, this.#settings.top);
   }
 
   #tallyOf(index: CountedIndex): SearchTally {
-    const at = { projectId: index.projectId, indexName: index.indexName, day: utcDay(Date.now()) };
-    const key = JSON.stringify([at.projectId, at.indexName, at.day]);
+    const now = Date.now();
+    if (now >= this.#today.until) this.#today = { day: utcDay(now), until: (Math.floor(now / DAY_MS) + 1) * DAY_MS };
+    const key = `${this.#today.day}\u0000${index.projectId}\u0000${index.indexName}`;
     let entry = this.#pending.get(key);
-    if (entry === undefined) this.#pending.set(key, entry = { at, tally: emptyTally() });
+    if (entry === undefined) {
+      const at = { projectId: index.projectId, indexName: index.indexName, day: this.#today.day };
+      this.#pending.set(key, entry = { at, language: index.language, tally: emptyTally() });
+    }
     return entry.tally;
   }
 
@@ -100,7 +111,9 @@ export class SearchRecorder {
     const pending = this.#pending;
     this.#pending = new Map();
     const top = this.#settings.top;
-    for (const [key, { at, tally }] of pending) {
+    for (const [key, { at, language, tally: sent }] of pending) {
+      // Normalizing is idempotent, so counts kept after a failed merge may be normalized again.
+      const tally = renamedQueries(sent, (query) => normalizedQuery(query, language));
       try {
         await mergeAnalyticsDay(
           this.#kv,
@@ -110,7 +123,11 @@ export class SearchRecorder {
       } catch (error) {
         console.error(`Search analytics of ${at.day} not stored yet:`, error);
         const kept = this.#pending.get(key);
-        this.#pending.set(key, { at, tally: kept === undefined ? tally : mergeTally(tally, kept.tally, top) });
+        this.#pending.set(key, {
+          at,
+          language,
+          tally: kept === undefined ? tally : mergeTally(tally, kept.tally, top),
+        });
       }
     }
   }

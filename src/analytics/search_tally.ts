@@ -118,15 +118,8 @@ export function mergeTally(into: SearchTally, more: SearchTally, top: number): S
   for (const [bucket, count] of more.latency) into.latency.set(bucket, (into.latency.get(bucket) ?? 0) + count);
   for (const [query, counts] of more.queries) {
     const held = into.queries.get(query);
-    if (held === undefined) {
-      into.queries.set(query, { ...counts });
-      continue;
-    }
-    held.count += counts.count;
-    held.results += counts.results;
-    held.noResults += counts.noResults;
-    held.clicks += counts.clicks;
-    held.clickPositions += counts.clickPositions;
+    if (held === undefined) into.queries.set(query, { ...counts });
+    else addCounts(held, counts);
   }
   if (into.queries.size > top) {
     // Array.prototype.sort is stable, so ties keep the map's order: the queries held first.
@@ -134,6 +127,30 @@ export function mergeTally(into: SearchTally, more: SearchTally, top: number): S
     into.queries = new Map(kept);
   }
   return into;
+}
+
+/**
+ * The tally with each query renamed by `rename` (its normalized form), the counts of queries that become one added
+ * together; a query renamed to "" leaves the query lists and stays in the totals.
+ */
+export function renamedQueries(tally: SearchTally, rename: (query: string) => string): SearchTally {
+  const renamed: SearchTally = { ...tally, queries: new Map() };
+  for (const [query, counts] of tally.queries) {
+    const name = rename(query);
+    if (name === "") continue;
+    const held = renamed.queries.get(name);
+    if (held === undefined) renamed.queries.set(name, { ...counts });
+    else addCounts(held, counts);
+  }
+  return renamed;
+}
+
+function addCounts(into: QueryCounts, more: QueryCounts): void {
+  into.count += more.count;
+  into.results += more.results;
+  into.noResults += more.noResults;
+  into.clicks += more.clicks;
+  into.clickPositions += more.clickPositions;
 }
 
 /** A tally as stored: compact JSON. */

@@ -9,6 +9,7 @@ import {
   latencyBucket,
   latencyQuantile,
   mergeTally,
+  renamedQueries,
 } from "../../src/analytics/search_tally.ts";
 import { normalizedQuery } from "../../src/analytics/search_recorder.ts";
 import { analyticsReport } from "../../src/analytics/analytics_report.ts";
@@ -77,4 +78,15 @@ Deno.test("the report ranks queries, rates clicks, and fills every day of the ra
     { day: "2026-11-24", searches: 0, noResultSearches: 0 },
     { day: "2026-11-25", searches: 5, noResultSearches: 3 },
   ]);
+});
+
+Deno.test("renaming queries to their normalized form adds up those that become one, and drops the empty ones", () => {
+  const tally = emptyTally();
+  for (const query of ["The Sofa", "sofa!", "?!", "couch"]) countSearch(tally, { query, results: 0, tookMs: 1 }, 10);
+  countClick(tally, "SOFA", 2, 10);
+  const renamed = renamedQueries(tally, (query) => normalizedQuery(query, "english"));
+  assert.equal(renamed.searches, 4);
+  assert.deepEqual([...renamed.queries.keys()], ["sofa", "couch"]);
+  assert.deepEqual(renamed.queries.get("sofa"), { count: 2, results: 0, noResults: 2, clicks: 1, clickPositions: 2 });
+  assert.equal(tally.queries.size, 5, "the tally itself is left as it was");
 });
