@@ -71,7 +71,8 @@ export interface BertFiles {
   /**
    * Also writes `onnx/model_quantized.onnx`, what transformers.js loads for dtype `q8`: the same weights, each dense
    * layer's int8 per output column, run as onnxruntime's dynamic quantization runs them (the activations quantized to
-   * uint8 per call, `MatMulInteger`, then rescaled to float).
+   * uint8 per call, `MatMulInteger`, then rescaled to float), and the embedding tables int8 with one scale each, as it
+   * stores them (so that the file is about a quarter of the float one, as a real export's is).
    */
   quantized?: boolean;
   /**
@@ -291,8 +292,17 @@ function encodeBertOnnx(shape: BertShape, quantized: boolean, crossEncoder?: Cro
     sequenceLength,
     int64s("axis_zero", [0]),
   ]);
-  const words = node("Gather", [weights("embeddings.word", [shape.vocab, hidden], 1), "input_ids"]);
-  const types = node("Gather", [weights("embeddings.token_type", [2, hidden], 0.1), "token_type_ids"]);
+  /** The rows of an embedding table that `ids` pick; quantized, the table is int8 with one scale. */
+  const embedding = (name: string, rows: number, scale: number, ids: string) => {
+    const table = new Float32Array(rows * hidden).map(() => random() * scale);
+    if (!quantized) return node("Gather", [tensor(name, [rows, hidden], FLOAT, table), ids]);
+    // As onnxruntime's dynamic quantization stores a Gather's table: the rows picked are dequantized after the Gather.
+    const { codes, scales } = quantizeColumns(table, table.length, 1);
+    const codesName = tensor(`${name}_int8`, [rows, hidden], onnx.TensorProto.DataType.INT8, codes);
+    return node("DequantizeLinear", [node("Gather", [codesName, ids]), tensor(`${name}_scale`, [], FLOAT, scales)]);
+  };
+  const words = embedding("embeddings.word", shape.vocab, 1, "input_ids");
+  const types = embedding("embeddings.token_type", 2, 0.1, "token_type_ids");
   let x = layerNorm(node("Add", [node("Add", [words, positions]), types]), "embeddings.norm");
 
   const mask = node("Cast", ["attention_mask"], [int("to", onnx.TensorProto.DataType.FLOAT)]);

@@ -40,6 +40,8 @@ export interface TransformersRuntime {
   openClassifier(source: string, options: { local: boolean; dtype: NonNullable<ModelSpec["dtype"]> }): Promise<
     TextClassifier
   >;
+  /** A model's tokenizer alone, from a model directory (`local`) or a hub repo id. */
+  openTokenizer(source: string, options: { local: boolean }): Promise<PreTrainedTokenizer>;
 }
 
 /** A sequence-classification model (a cross-encoder), its tokenizer, and the tensors its inputs are made of. */
@@ -72,6 +74,7 @@ async function loadNative(options: RuntimeOptions): Promise<TransformersRuntime>
   return {
     open: (source, { dtype }) => pipeline("feature-extraction", source, { dtype, session_options }),
     openClassifier: (source, { dtype }) => openClassifier(transformers, source, { dtype, session_options }),
+    openTokenizer: (source) => transformers.AutoTokenizer.from_pretrained(source),
   };
 }
 
@@ -127,6 +130,8 @@ async function loadWasm(options: RuntimeOptions): Promise<TransformersRuntime> {
       pipeline("feature-extraction", local ? pathToFileURL(source).href : source, { dtype, device: "wasm" }),
     openClassifier: (source, { local, dtype }) =>
       openClassifier(transformers, local ? pathToFileURL(source).href : source, { dtype, device: "wasm" }),
+    openTokenizer: (source, { local }) =>
+      transformers.AutoTokenizer.from_pretrained(local ? pathToFileURL(source).href : source),
   };
 }
 

@@ -6,7 +6,8 @@
 import { ApiError } from "../api/api_error.ts";
 import { DEFAULT_RERANK_TOP_N } from "../api/request_schemas.ts";
 import type { Embedder } from "../embedding/embedder.ts";
-import { CrossEncoderError, type CrossEncoders, type PairTokens } from "../embedding/cross_encoder.ts";
+import type { CrossEncoders } from "../embedding/cross_encoder.ts";
+import { CrossEncoderError, type PairTokens } from "../embedding/cross_encoder_pairs.ts";
 import type { SearchIndex } from "../search/search_index.ts";
 import type { ScoredDoc } from "../search/search_query.ts";
 import { hitText } from "./hit_text.ts";

@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { AutoModelForSequenceClassification, AutoTokenizer } from "@huggingface/transformers";
 import { CrossEncoders } from "../../src/embedding/cross_encoder.ts";
+import { CrossEncoderError } from "../../src/embedding/cross_encoder_pairs.ts";
+import { CrossEncoderWorkers } from "../../src/embedding/cross_encoder_workers.ts";
 import { Embedder } from "../../src/embedding/embedder.ts";
 import { BUILT_IN_MODELS, type ModelRegistry, readModelRegistry } from "../../src/embedding/model_registry.ts";
 import type { EmbeddingBackend } from "../../src/embedding/transformers_runtime.ts";
@@ -94,6 +96,32 @@ Deno.test("the wasm backend scores as the native one", async () => {
   const texts = ["red apple", "cat dog banana", "milk"];
   const [a, b] = [await native.score("svc-rerank", QUERY, texts), await wasm.score("svc-rerank", QUERY, texts)];
   texts.forEach((_, i) => assert.ok(Math.abs(a[i]! - b[i]!) < 1e-4, `text ${i}: ${a[i]} and ${b[i]}`));
+});
+
+Deno.test("a worker that dies fails every call waiting on it and every later one, with a CrossEncoderError", async (t) => {
+  const load = { source: "unused", local: true, dtype: "q8" as const, cacheDir: "unused", allowRemote: false };
+  const script = new URL("../_dying_cross_encoder_worker.ts", import.meta.url);
+  for (const [query, cause] of [["exit", /exited with code 3/], ["throw", /failed on "throw"/]] as const) {
+    await t.step(query, async () => {
+      let stopped = 0;
+      const onStop = () => stopped++;
+      const { workers, window } = await CrossEncoderWorkers.open("svc-rerank", load, { workers: 2, onStop, script });
+      assert.equal(window, 16);
+      try {
+        const calls = await Promise.allSettled([1, 2, 3].map((i) => workers.run(query, [`text ${i}`])));
+        for (const call of [...calls, ...await Promise.allSettled([workers.run("later", ["text"])])]) {
+          assert.equal(call.status, "rejected");
+          const error = (call as PromiseRejectedResult).reason;
+          assert.ok(error instanceof CrossEncoderError);
+          assert.match(error.message, /^Reranker "svc-rerank" stopped$/);
+          assert.match(String(error.cause), cause);
+        }
+        assert.equal(stopped, 1);
+      } finally {
+        await workers.dispose();
+      }
+    });
+  }
 });
 
 Deno.test("rerankers are registry entries of kind reranker, which the embedder does not serve", async () => {
