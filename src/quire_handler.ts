@@ -7,7 +7,7 @@ import { Embedder } from "./embedding/embedder.ts";
 import { BUILT_IN_MODELS, type ModelRegistry } from "./embedding/model_registry.ts";
 import { createProject } from "./projects/project_store.ts";
 import { openKvStore } from "./storage/kv_store.ts";
-import { createService, type Service } from "./server.ts";
+import { createService, type Service, upgradeStore } from "./server.ts";
 
 /** A project that the handler makes sure exists, with the key its clients will present. */
 export interface ProjectCredentials {
@@ -117,6 +117,8 @@ export async function openService(parts: ServiceParts): Promise<Service> {
   }
   const kv = parts.kv ?? await openKvStore(":memory:");
   try {
+    // The store's format is checked before the project is written, so that a new store reads as new, not as format 1.
+    await upgradeStore(kv);
     if (parts.project !== undefined) await createProject(kv, parts.project.id, parts.project.key);
     // USearch graphs need FFI; a process without it scans vectors exactly, as the wasm backend does.
     const graphs = parts.config.EMBEDDING_BACKEND === "native" &&

@@ -81,6 +81,14 @@ const IN_PROCESS: Deno.ServeHandlerInfo = {
   completed: Promise.resolve(),
 };
 
+/** Brings a store of an earlier format forward (saying so) and marks a new one; throws for a newer format. */
+export async function upgradeStore(kv: Deno.Kv): Promise<void> {
+  const format = await upgradeStoreFormat(kv);
+  if (format.from !== null && format.from !== format.to) {
+    console.log(`Upgraded the store from format ${format.from} to ${format.to}`);
+  }
+}
+
 /** Builds the service over an open store and embedder, with its background work running, but listening nowhere. */
 export async function createService(
   kv: Deno.Kv,
@@ -88,10 +96,7 @@ export async function createService(
   config: Config,
   options: StartOptions = {},
 ): Promise<Service> {
-  const format = await upgradeStoreFormat(kv);
-  if (format.from !== null && format.from !== format.to) {
-    console.log(`Upgraded the store from format ${format.from} to ${format.to}`);
-  }
+  await upgradeStore(kv);
   await ensureDefaultProject(kv, options.onDefaultProject);
   const background = new BackgroundTasks();
   const metrics = new Metrics();
