@@ -28,9 +28,12 @@ const LOADS_IN_FLIGHT = 2;
 /** Vectors close to random (uniform on the sphere), or around one of 100 centres. */
 export type Corpus = "near-random" | "clustered";
 
-/** The `i`th vector of a corpus, the same in every run, rounded as a client's JSON would carry it. */
-export function vectorOf(corpus: Corpus, seed: number): number[] {
-  return unitVector(seed, DIMS, corpus === "clustered").map((x) => Math.round(x * 1e6) / 1e6);
+/**
+ * The `i`th vector of a corpus, of {@link DIMS} dimensions unless told, the same in every run, rounded as a client's
+ * JSON would carry it.
+ */
+export function vectorOf(corpus: Corpus, seed: number, dims = DIMS): number[] {
+  return unitVector(seed, dims, corpus === "clustered").map((x) => Math.round(x * 1e6) / 1e6);
 }
 
 /**

@@ -28,8 +28,13 @@ export function benchDocs(prefix: string, start: number, count: number): BenchDo
   return Array.from({ length: count }, (_, i) => ({
     id: `${prefix}${start + i}`,
     text: sentence(20 + Math.floor(next() * 40)),
-    metadata: { category: `c${(start + i) % 10}`, year: 2000 + ((start + i) % 25) },
+    metadata: benchMetadata(start + i),
   }));
+}
+
+/** The metadata of benchmark document `n`: one of 10 categories and one of 25 years, in turns. */
+export function benchMetadata(n: number): BenchDoc["metadata"] {
+  return { category: `c${n % 10}`, year: 2000 + (n % 25) };
 }
 
 /**
@@ -50,7 +55,7 @@ export function longDocs(prefix: string, start: number, count: number, words = 2
     return {
       id: `${prefix}${start + i}`,
       text: parts.join(" "),
-      metadata: { category: `c${(start + i) % 10}`, year: 2000 + ((start + i) % 25) },
+      metadata: benchMetadata(start + i),
     };
   });
 }

@@ -1,10 +1,13 @@
 /**
  * `deno task bench`: the scale benchmark. It builds its own fixtures (a fast one-layer 384-d model for the corpus and
  * a model with the exact shape of all-MiniLM-L6-v2 for the embedding figure), runs `main.ts` as a real server process
- * over a fresh KV file, and prints one figure per target. `--quick` uses 10,000 documents instead of 100,000.
+ * over a fresh KV file, and prints one figure per target. The corpus is documents of 12 words of Debian's `wamerican`
+ * (`apt-get install wamerican`) and the queries are of its words; the old generated vocabulary's full-text and hybrid
+ * figures follow as lines marked `(old)`, on an index of its texts under the same vectors, and the passages' figures
+ * (13) stay on it. `--quick` uses 10,000 documents instead of 100,000.
  *
- *   deno task bench            # 100,000 documents, under 15 minutes on 2 cores
- *   deno task bench --quick    # 10,000 documents, under 2 minutes
+ *   deno task bench            # 100,000 documents, about 18 minutes on 2 cores
+ *   deno task bench --quick    # 10,000 documents, 4-6 minutes
  */
 import { parseArgs } from "node:util";
 import { Embedder } from "../../src/embedding/embedder.ts";
@@ -13,8 +16,12 @@ import type { IndexRecord } from "../../src/storage/index_records.ts";
 import { indexKey } from "../../src/storage/kv_keys.ts";
 import { readSnapshotPointer } from "../../src/storage/snapshot_store.ts";
 import { metricsText, type ServerProcess, startServerProcess } from "../../tests/_server_process.ts";
-import { benchDocs, benchQueries, ms, quantile } from "./_corpus.ts";
+import { dictionaryWords, ms, quantile } from "./_corpus.ts";
 import { type CoresBusy, coresBusyDuring, line, ok, rssMiB, timed, writeFastModelRegistry } from "./_bench_helpers.ts";
+import { wordDocs, wordQueries } from "./_word_corpus.ts";
+import { CLIENTS, fulltextVariants, modeLatencies } from "./scale_fulltext.ts";
+import { measureAnalyticsCost } from "./scale_analytics.ts";
+import { measureSideIndexes, SIDE_MODELS } from "./scale_side_indexes.ts";
 import { measureEmbeddingThroughput } from "./embedding_throughput.ts";
 import { measureMetadataThroughput } from "./metadata_throughput.ts";
 import { measureTestingHarness } from "./testing_harness.ts";
@@ -26,14 +33,20 @@ const LARGE = values.quick ? 10_000 : 100_000;
 const SMALL = 1_000;
 const BATCH = 1_000;
 const WRITE_ROUNDS = values.quick ? 10 : 20;
-const CLIENTS = 8;
 const QUERIES = values.quick ? 400 : 800;
 const RECALL_QUERIES = 100;
 const LONG_DOCS = values.quick ? 200 : 1_000;
+const ANALYTICS_ROUNDS = values.quick ? 16 : 60;
+const SYNONYM_ROUNDS = values.quick ? 1 : 3;
+const words = await dictionaryWords();
+/** The hybrid search of the cold start and of the catch-up: two words of the corpus. */
+const FIRST_QUERY = wordQueries(words, 1, { length: 2, seed: 5 })[0]!;
 
 const started = performance.now();
 const dir = await Deno.makeTempDir({ prefix: "quire-bench-" });
 const registry = await writeFastModelRegistry(dir);
+// The server's models: the fast one, and the external one of the synonym pair beside the large index.
+await Deno.writeTextFile(`${dir}/models.json`, JSON.stringify({ ...registry, ...SIDE_MODELS }));
 const env = {
   HOSTNAME: "127.0.0.1",
   PORT: "0",
@@ -45,7 +58,7 @@ const embedder = new Embedder(registry, { cacheDir: `${dir}/cache`, allowRemote:
 
 /** Vector searches per second from {@link CLIENTS} concurrent clients, after a warm-up that loads every process. */
 async function searchThroughput(target: ServerProcess): Promise<{ rate: number; cores: CoresBusy }> {
-  const queries = benchQueries(QUERIES, 11);
+  const queries = wordQueries(words, QUERIES, { seed: 11 });
   const run = async (count: number) => {
     let next = 0;
     await Promise.all(Array.from({ length: CLIENTS }, async () => {
@@ -59,28 +72,6 @@ async function searchThroughput(target: ServerProcess): Promise<{ rate: number; 
   let took = 0;
   const cores = await coresBusyDuring(async () => took = await timed(() => run(QUERIES)));
   return { rate: QUERIES / took * 1000, cores };
-}
-
-/** Latencies of `queries` searched on the large index by {@link CLIENTS} concurrent clients, with `body`'s fields. */
-async function searchLatencies(
-  target: ServerProcess,
-  queries: string[],
-  body: Record<string, unknown>,
-): Promise<number[]> {
-  const latencies: number[] = [];
-  let next = 0;
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    while (next < queries.length) {
-      const query = queries[next++]!;
-      latencies.push(await timed(() => ok(target, { action: "search", indexName: "large", query, ...body })));
-    }
-  }));
-  return latencies;
-}
-
-/** How much more `value` is than `base`, in percent. */
-function pct(value: number, base: number): string {
-  return `${((value / base - 1) * 100).toFixed(0)}%`;
 }
 
 /** The `quire_index_loads_total` samples of a server's `/metrics`, as `kind=count` pairs. */
@@ -100,11 +91,11 @@ const key = server.key;
 try {
   // Fixtures: the large index in 1,000-document batches, and a 1,000-document one to compare writes with.
   const ingest = await timed(async () => {
-    await ok(server, { action: "createIndex", indexName: "large", docs: benchDocs("doc", 0, BATCH) });
+    await ok(server, { action: "createIndex", indexName: "large", docs: wordDocs(words, "doc", 0, BATCH) });
     for (let start = BATCH; start < LARGE; start += BATCH) {
-      await ok(server, { action: "addDocs", indexName: "large", docs: benchDocs("doc", start, BATCH) });
+      await ok(server, { action: "addDocs", indexName: "large", docs: wordDocs(words, "doc", start, BATCH) });
     }
-    await ok(server, { action: "createIndex", indexName: "small", docs: benchDocs("doc", 0, SMALL) });
+    await ok(server, { action: "createIndex", indexName: "small", docs: wordDocs(words, "doc", 0, SMALL) });
   });
   line(
     "ingest",
@@ -119,7 +110,7 @@ try {
   server = await startServerProcess(env, key);
   const listening = performance.now() - restart;
   const firstGetIndex = await timed(() => ok(server, { action: "getIndex", indexName: "large" }));
-  const firstSearch = await timed(() => ok(server, { action: "search", indexName: "large", query: "river storm" }));
+  const firstSearch = await timed(() => ok(server, { action: "search", indexName: "large", query: FIRST_QUERY }));
   const rssLoaded = await rssMiB(server.pid);
   line(
     "2. cold start",
@@ -131,7 +122,7 @@ try {
   const writes: Record<string, number[]> = { "small add": [], "small delete": [], "large add": [], "large delete": [] };
   for (let round = 0; round < WRITE_ROUNDS; round++) {
     for (const size of round % 2 === 0 ? ["small", "large"] : ["large", "small"]) {
-      const docs = benchDocs(`w${round}-`, 5_000_000 + round * 10, 10);
+      const docs = wordDocs(words, `w${round}-`, 5_000_000 + round * 10, 10);
       writes[`${size} add`]!.push(await timed(() => ok(server, { action: "addDocs", indexName: size, docs })));
       const docIds = docs.map((doc) => doc.id);
       writes[`${size} delete`]!.push(await timed(() => ok(server, { action: "deleteDocs", indexName: size, docIds })));
@@ -148,42 +139,22 @@ try {
     );
   }
 
-  // 3. Search under load: 8 concurrent clients, then recall of the vector mode against brute force.
-  const queries = benchQueries(QUERIES);
-  for (const mode of ["vector", "hybrid", "fulltext"]) {
-    const latencies = await searchLatencies(server, queries, { mode });
-    const target = mode === "vector" ? " (target p50 ≤ 50 ms)" : mode === "hybrid" ? " (target p50 ≤ 100 ms)" : "";
-    line(
-      `3. search ${mode}`,
-      `${CLIENTS} clients, ${queries.length} queries: p50 ${ms(quantile(latencies, 0.5))}, p99 ${
-        ms(quantile(latencies, 0.99))
-      }${target}`,
-    );
-  }
-  // 14. Full-text as people expect it, against exact matching in the same run: rounds alternate the variants.
-  const variants: Record<string, Record<string, unknown>> = {
-    exact: { typoTolerance: false, prefix: false },
-    "typo+prefix": {},
-    "+ facets": { facets: ["category", "year"] },
-    "+ sort": { sort: [{ field: "year", order: "desc" }] },
-  };
-  const fulltextLatencies = new Map(Object.keys(variants).map((name) => [name, [] as number[]]));
-  for (let round = 0; round < 4; round++) {
-    const slice = queries.slice(round * (queries.length / 4), (round + 1) * (queries.length / 4));
-    for (const [name, extra] of Object.entries(variants)) {
-      fulltextLatencies.get(name)!.push(...await searchLatencies(server, slice, { mode: "fulltext", ...extra }));
-    }
-  }
-  const p50 = (name: string) => quantile(fulltextLatencies.get(name)!, 0.5);
-  line(
-    "14. fulltext",
-    `${CLIENTS} clients, ${queries.length} queries each: exact p50 ${ms(p50("exact"))}; typo+prefix ` +
-      `${ms(p50("typo+prefix"))} (${(p50("typo+prefix") / p50("exact")).toFixed(2)}×, target ≤ 2×); + facets ` +
-      `${ms(p50("+ facets"))} (+${pct(p50("+ facets"), p50("typo+prefix"))}, target ≤ 30%); + sort by year ` +
-      `${ms(p50("+ sort"))} (+${pct(p50("+ sort"), p50("typo+prefix"))}, target ≤ 30%)`,
+  // 3. Search under load, and 14. full-text as people expect it, with queries of 2, 5 and 12 words.
+  const queries = wordQueries(words, QUERIES);
+  const byLength = Object.fromEntries(
+    [2, 5, 12].map((length) => [`${length} words`, wordQueries(words, QUERIES, { length, seed: 100 + length })]),
   );
+  line(
+    "3. search vector",
+    `${await modeLatencies(server, "large", "vector", { "2-4 words": queries })} (target p50 ≤ 50 ms)`,
+  );
+  line("3. search hybrid", `${await modeLatencies(server, "large", "hybrid", byLength)} (target p50 ≤ 100 ms)`);
+  line("3. search fulltext", await modeLatencies(server, "large", "fulltext", byLength));
+  for (const [name, set] of Object.entries(byLength)) {
+    line(`14. fulltext ${name}`, await fulltextVariants(server, "large", set));
+  }
 
-  const recallQueries = benchQueries(RECALL_QUERIES, 7);
+  const recallQueries = wordQueries(words, RECALL_QUERIES, { seed: 7 });
   const served: string[][] = [];
   for (const query of recallQueries) {
     const result = await ok<{ hits: { id: string }[] }>(server, {
@@ -200,13 +171,13 @@ try {
   const peerInstance = await startServerProcess(env, key);
   try {
     for (const [indexName, size] of [["large", LARGE], ["small", SMALL]] as const) {
-      const search = () => ok(peerInstance, { action: "search", indexName, query: "river storm", mode: "hybrid" });
+      const search = () => ok(peerInstance, { action: "search", indexName, query: FIRST_QUERY, mode: "hybrid" });
       await search();
       const warm: number[] = [];
       const first: number[] = [];
       for (let round = 0; round < WRITE_ROUNDS; round++) {
         for (let i = 0; i < 5; i++) warm.push(await timed(search));
-        const docs = benchDocs(`cu${indexName}${round}-`, 8_000_000 + round * 10, 10);
+        const docs = wordDocs(words, `cu${indexName}${round}-`, 8_000_000 + round * 10, 10);
         await ok(server, { action: "addDocs", indexName, docs });
         first.push(await timed(search));
       }
@@ -239,7 +210,7 @@ try {
   );
 
   // 7. A queued write: 202 at once, progress, then Ready.
-  const queuedDocs = benchDocs("queued", 6_000_000, 2_000);
+  const queuedDocs = wordDocs(words, "queued", 6_000_000, 2_000);
   const accepted = await timed(() =>
     server.call({ action: "addDocs", indexName: "large", docs: queuedDocs, options: { wait: false } })
       .then((response) => response.body?.cancel())
@@ -263,7 +234,7 @@ try {
   );
 
   // 8. The peer's workload on our side: upsert 10, delete 10, vector top-10 search, over HTTP.
-  const peerBatches = Array.from({ length: WRITE_ROUNDS }, (_, i) => benchDocs("peer", 7_000_000 + i * 10, 10));
+  const peerBatches = Array.from({ length: WRITE_ROUNDS }, (_, i) => wordDocs(words, "peer", 7_000_000 + i * 10, 10));
   const ours = { upsert: [] as number[], delete: [] as number[], search: [] as number[] };
   for (const docs of peerBatches) {
     ours.upsert.push(await timed(() => ok(server, { action: "addDocs", indexName: "large", docs })));
@@ -291,6 +262,13 @@ try {
       `${two.rate.toFixed(0)} q/s (${busy(two)}): ${(two.rate / one.rate).toFixed(2)}× (target ≥ 1.6×)`,
   );
   await server.stop();
+
+  // Analytics: a process that records searches against one that does not, over the same store.
+  const analyticsQueries = wordQueries(words, QUERIES / 4, { length: 5, seed: 17 });
+  line(
+    "analytics",
+    await measureAnalyticsCost({ env, key, indexName: "large", queries: analyticsQueries, rounds: ANALYTICS_ROUNDS }),
+  );
 
   // Recall, the snapshot, and the vectors the peer gets: read from the store the server left.
   const kv = await Deno.openKv(env.DENO_KV_PATH);
@@ -356,7 +334,19 @@ try {
     embedder,
     modelId: "svc-minilm",
   });
-  for (const [target, text] of passageLines) line(target, text);
+  // Its documents stay of the old generated vocabulary (a token a word): wamerican words tokenize into about 8 tokens
+  // each with the fast model's vocabulary, so that documents of 2,000 of them would make 8 times the passages to embed.
+  for (const [target, text] of passageLines) line(target, `generated vocabulary: ${text}`);
+
+  // Beside the large index, its vectors under other texts: the old corpus's, and the same texts twice for synonyms.
+  await measureSideIndexes(server, {
+    words,
+    vectors: new Map(ids.map((id, i) => [id, vectors[i]!])),
+    size: LARGE,
+    queries: QUERIES,
+    synonymQueries: QUERIES * 3 / 8,
+    synonymRounds: SYNONYM_ROUNDS,
+  });
   await server.stop();
 
   // 6 and 10. Embedding throughput on the MiniLM-shaped model, fp32 and q8.
