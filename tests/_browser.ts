@@ -1,5 +1,5 @@
 /** Launches Debian's Chromium through `playwright-core`, for the dashboard's end-to-end tests. */
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 
 /** Where Chromium is looked for, first `CHROMIUM_PATH`. */
 const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
@@ -30,4 +30,20 @@ export async function launchBrowser(): Promise<Browser> {
   const { chromium } = await import("playwright-core");
   // No sandbox: CI runs as root, where Chromium refuses to start with one.
   return await chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox"] });
+}
+
+/** A dashboard page signed in with `key` at the view of index `indexName`, and the page errors it meets. */
+export async function indexPage(
+  browser: Browser,
+  server: { url: string; key: string },
+  indexName: string,
+): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(new URL(`/ui#/indexes/${encodeURIComponent(indexName)}`, server.url).href);
+  await page.getByLabel("Key", { exact: true }).fill(server.key);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByRole("heading", { name: indexName, level: 1 }).waitFor();
+  return { page, errors };
 }

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
-import { launchBrowser } from "../_browser.ts";
+import { indexPage, launchBrowser } from "../_browser.ts";
 import { startTestServer } from "../_helpers.ts";
 
 Deno.test({
@@ -31,13 +31,7 @@ Deno.test({
 
     const browser = await launchBrowser();
     try {
-      const page = await browser.newPage();
-      const errors: string[] = [];
-      page.on("pageerror", (error) => errors.push(error.message));
-      await page.goto(new URL("/ui#/indexes/shop", server.url).href);
-      await page.getByLabel("Key", { exact: true }).fill(server.key);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
-      await page.getByRole("heading", { name: "shop", level: 1 }).waitFor();
+      const { page, errors } = await indexPage(browser, server, "shop");
       await page.getByRole("link", { name: "Analytics: searches and queries" }).click();
       await page.getByRole("heading", { name: "Analytics of shop", level: 1 }).waitFor();
 

@@ -4,7 +4,7 @@
  * playground finds by the synonym and marks the pinned hit.
  */
 import assert from "node:assert/strict";
-import { launchBrowser } from "../_browser.ts";
+import { indexPage, launchBrowser } from "../_browser.ts";
 import { startTestServer } from "../_helpers.ts";
 import { parsePins, parseSynonyms, pinsText, synonymsText } from "../../src/dashboard/assets/settings_view.js";
 
@@ -48,13 +48,7 @@ Deno.test({
     });
     const browser = await launchBrowser();
     try {
-      const page = await browser.newPage();
-      const errors: string[] = [];
-      page.on("pageerror", (error) => errors.push(error.message));
-      await page.goto(new URL("/ui#/indexes/shop", server.url).href);
-      await page.getByLabel("Key", { exact: true }).fill(server.key);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
-      await page.getByRole("heading", { name: "shop", level: 1 }).waitFor();
+      const { page, errors } = await indexPage(browser, server, "shop");
       await page.getByRole("link", { name: "Settings: synonyms and pins" }).click();
       await page.getByRole("heading", { name: "Settings of shop", level: 1 }).waitFor();
       const synonyms = page.getByLabel("Synonyms", { exact: true });
