@@ -39,9 +39,11 @@ export interface RecordClickRequest {
 export interface TopQuery {
   /** Normalized: folded words without stop words, one space apart. */
   query: string;
+  /** Its searches. */
   count: number;
   /** The mean number of results of its searches. */
   avgResults: number;
+  /** Clicks recorded with `recordClick`. */
   clicks: number;
   /** Clicks per search of the query. */
   clickThroughRate: number;
@@ -51,11 +53,15 @@ export interface TopQuery {
 
 /** The answer of `searchAnalytics`. */
 export interface SearchAnalytics {
+  /** Searches in the days asked for. */
   searches: number;
+  /** Those that found nothing. */
   noResultSearches: number;
   /** The median `tookMs`, within 1%; null without searches. */
   p50Ms: number | null;
+  /** The 95th percentile of `tookMs`, within 1%; null without searches. */
   p95Ms: number | null;
+  /** The most searched queries, most first. */
   topQueries: TopQuery[];
   /** Queries whose searches found nothing, by how often. */
   noResultQueries: { query: string; count: number }[];
