@@ -39,13 +39,7 @@ export async function mergeAnalyticsDay(
 ): Promise<void> {
   const headKey = analyticsDayKey(at.projectId, at.indexName, at.day);
   for (let attempt = 1;; attempt++) {
-    const head = await kv.get<DayHead>(headKey);
-    const stored = head.value === null ? null : await readTally(kv, at, head.value);
-    // Chunks that a concurrent merge deleted after replacing them: read the head again.
-    if (head.value !== null && stored === null) {
-      if (attempt >= MERGE_ATTEMPTS) throw new Error(`The analytics of ${at.day} keep changing while read`);
-      continue;
-    }
+    const { head, tally: stored } = await readDay(kv, at);
     const version = newTimedId();
     const bytes = encoder.encode(merge(stored));
     const chunks = await writeChunks(
@@ -64,6 +58,23 @@ export async function mergeAnalyticsDay(
   }
 }
 
+/**
+ * A day's head and its tally (null when the day has none). A merge that replaces the version while it is read deletes
+ * its chunks: the head is then read again, a bounded number of times.
+ */
+async function readDay(
+  kv: Deno.Kv,
+  at: AnalyticsDay,
+): Promise<{ head: Deno.KvEntryMaybe<DayHead>; tally: string | null }> {
+  for (let attempt = 1;; attempt++) {
+    const head = await kv.get<DayHead>(analyticsDayKey(at.projectId, at.indexName, at.day));
+    const tally = head.value === null ? null : await readTally(kv, at, head.value);
+    if (head.value === null || tally !== null) return { head, tally };
+    if (attempt >= MERGE_ATTEMPTS) throw new Error(`The analytics of ${at.day} keep changing while read`);
+  }
+}
+
+/** The tally of one version of a day; null when its chunks are gone. */
 async function readTally(kv: Deno.Kv, at: AnalyticsDay, head: DayHead): Promise<string | null> {
   const bytes = await readChunks(
     kv,
@@ -86,13 +97,8 @@ export async function readAnalyticsDays(
   const heads = kv.list<DayHead>({ start: [...prefix, range.from], end: [...prefix, `${range.to}~`] });
   for await (const { key, value } of heads) {
     const at = { projectId, indexName, day: key[3] as string };
-    // A merge that replaced the version after the listing read its head: read the head again.
-    let tally = await readTally(kv, at, value);
-    while (tally === null) {
-      const head = await kv.get<DayHead>(analyticsDayKey(projectId, indexName, at.day));
-      if (head.value === null) break;
-      tally = await readTally(kv, at, head.value);
-    }
+    // The version listed, or, when a merge replaced it since, the current one.
+    const tally = await readTally(kv, at, value) ?? (await readDay(kv, at)).tally;
     if (tally !== null) days.push({ day: at.day, tally });
   }
   return days;
@@ -104,26 +110,30 @@ export async function readAnalyticsDays(
  */
 export async function collectAnalytics(kv: Deno.Kv, oldestKept: string, now = Date.now()): Promise<number> {
   let deleted = 0;
+  /** The versions that kept days' heads name, as JSON of [projectId, indexName, day, version]. */
+  const named = new Set<string>();
   for await (const entry of kv.list<DayHead>({ prefix: analyticsPrefix() })) {
     const { key, value } = entry;
     const [, projectId, indexName, day] = key as [string, string, string, string];
-    if (day >= oldestKept) continue;
-    // A merge of the day that commits meanwhile keeps it, to be collected the next time.
+    if (day >= oldestKept) {
+      named.add(JSON.stringify([projectId, indexName, day, value.version]));
+      continue;
+    }
+    // A merge of the day that commits meanwhile keeps it, to be collected the next time; its new version is not
+    // abandoned yet, so the strays below leave it.
     const commit = await kv.atomic().check(entry).delete(key).commit();
     if (!commit.ok) continue;
     await deleteTrees(kv, [analyticsChunksPrefix({ projectId, indexName, day, version: value.version })]);
     deleted++;
   }
-  const named = new Set<string>();
-  for await (const { key, value } of kv.list<DayHead>({ prefix: analyticsPrefix() })) {
-    named.add(JSON.stringify([...key.slice(1), value.version]));
-  }
-  const strays = new Set<string>();
+  const strays = new Map<string, Deno.KvKey>();
   for await (const { key } of kv.list({ prefix: analyticsChunksPrefix() })) {
-    const version = key[4] as string;
-    const group = JSON.stringify(key.slice(1, 5));
-    if (!named.has(group) && isAbandoned(version, now)) strays.add(group);
+    const [, projectId, indexName, day, version] = key as [string, string, string, string, string];
+    const group = JSON.stringify([projectId, indexName, day, version]);
+    if (!named.has(group) && isAbandoned(version, now)) {
+      strays.set(group, analyticsChunksPrefix({ projectId, indexName, day, version }));
+    }
   }
-  await deleteTrees(kv, [...strays].map((group) => ["analytics_chunks", ...JSON.parse(group)]));
+  await deleteTrees(kv, [...strays.values()]);
   return deleted;
 }
