@@ -1,9 +1,7 @@
 /** `searchAnalytics` and `recordClick`: what was searched in an index, and the clicks on its hits. */
 import type { ServiceContext } from "../context.ts";
 import type { RequestOf } from "../api/request_schemas.ts";
-import type { IndexRecord } from "../storage/index_records.ts";
-import { indexKey } from "../storage/kv_keys.ts";
-import { indexNotFound } from "../api/index_errors.ts";
+import { cachedIndexRecord } from "./get_index.ts";
 import { ApiError } from "../api/api_error.ts";
 import type { SearchAnalytics } from "../api/analytics_api_types.ts";
 import { DEFAULT_ANALYTICS_LIMIT, MAX_ANALYTICS_RANGE_DAYS } from "../api/analytics_schemas.ts";
@@ -11,12 +9,6 @@ import { readAnalyticsDays } from "../storage/analytics_records.ts";
 import { decodeTally, type SearchTally } from "../analytics/search_tally.ts";
 import { analyticsReport } from "../analytics/analytics_report.ts";
 import { daysBefore, daysBetween, utcDay } from "../util/utc_days.ts";
-
-async function recordOf(ctx: ServiceContext, projectId: string, indexName: string): Promise<IndexRecord> {
-  const record = await ctx.records.get<IndexRecord>(indexKey(projectId, indexName));
-  if (record === null) throw indexNotFound(indexName);
-  return record;
-}
 
 /**
  * The index's searches from `from` to `to` as every instance has stored them (up to `ANALYTICS_FLUSH_INTERVAL` ago);
@@ -26,7 +18,7 @@ export async function searchAnalytics(
   ctx: ServiceContext,
   request: RequestOf<"searchAnalytics">,
 ): Promise<SearchAnalytics> {
-  const record = await recordOf(ctx, request.projectId, request.indexName);
+  const record = await cachedIndexRecord(ctx, request.projectId, request.indexName);
   const to = request.to ?? utcDay(Date.now());
   const from = request.from ?? daysBefore(to, ctx.analyticsDays - 1);
   const days = daysBetween(from, to);
@@ -46,7 +38,7 @@ export async function searchAnalytics(
 
 /** Counts a click on a hit of a search of `query` (nothing when `ANALYTICS=false`); 404 for an unknown index. */
 export async function recordClick(ctx: ServiceContext, request: RequestOf<"recordClick">): Promise<true> {
-  const record = await recordOf(ctx, request.projectId, request.indexName);
+  const record = await cachedIndexRecord(ctx, request.projectId, request.indexName);
   const index = { projectId: record.projectId, indexName: record.name, language: record.language };
   ctx.analytics?.recordClick(index, request.query, request.position);
   return true;
