@@ -75,6 +75,7 @@ const configSchema = z.object({
   PROCESSES: wholeNumber(1, 64).default(1),
   METADATA_CACHE_MS: wholeNumber(0).default(250),
   BODY_TIMEOUT_MS: positiveInt(10_000),
+  BODY_IDLE_TIMEOUT_MS: positiveInt(5_000),
   PROJECT_MAX_CONCURRENCY: positiveInt(64),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
   LOG_REQUESTS: booleanFlag(true),
@@ -124,7 +125,9 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   PROCESSES: "Server processes to start on one port, each a full instance over the same store (default 1)",
   METADATA_CACHE_MS:
     "How long project keys and index records read for auth and getIndex are reused (default 250; 0: off)",
-  BODY_TIMEOUT_MS: "Longest time to receive a request body before answering 408 (default 10000)",
+  BODY_TIMEOUT_MS:
+    "Longest wait for a request body before answering 408, one second more for every 64 KiB received (default 10000)",
+  BODY_IDLE_TIMEOUT_MS: "Longest wait for the next chunk of a request body before answering 408 (default 5000)",
   PROJECT_MAX_CONCURRENCY: "Most requests one project may have in flight; more get 429 (default 64)",
   SHUTDOWN_TIMEOUT_MS: "On SIGTERM/SIGINT, longest wait for in-flight requests and background work (default 10000)",
   LOG_REQUESTS: "Write one JSON line per request to stdout (default true)",
@@ -136,8 +139,8 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   BACKUP_INTERVAL: "How often a backup is written into BACKUP_DIR, e.g. 90s, 30m or 6h (default 24h)",
   BACKUP_KEEP: "How many backups BACKUP_DIR keeps; the oldest beyond them are deleted (default 7)",
   WEBHOOK_ALLOWED_HOSTS:
-    "Hosts (host or host:port, comma-separated) that options.notify URLs may name; https unless loopback (default none: " +
-    "no webhooks)",
+    "Hosts (host:port, or host for the scheme's default port only; comma-separated) that options.notify URLs may " +
+    "name; https unless loopback (default none: no webhooks)",
   UNDO_WINDOW: "How long a deleted index can be brought back with restoreIndex, e.g. 30m or 7d (default 24h; 0: off)",
   ANALYTICS: "Record every search for searchAnalytics: normalized query, results, duration (default true)",
   ANALYTICS_TOP: "Most distinct queries search analytics keep per index and UTC day, the most searched (default 1000)",

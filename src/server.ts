@@ -13,7 +13,7 @@ import { searchCacheBudgetBytes } from "./index_state/memory_budget.ts";
 import { RecordCache } from "./storage/record_cache.ts";
 import { collectGarbage } from "./storage/garbage_collector.ts";
 import { LOG_RETENTION_MS } from "./storage/change_log.ts";
-import { BodyDeadlines } from "./http/read_json_body.ts";
+import { BodyDeadlines } from "./http/body_chunks.ts";
 import { DEFAULT_MODEL_ID } from "./embedding/model_registry.ts";
 import { createServiceHandler } from "./http/service_handler.ts";
 import { corsPolicyOf } from "./http/cors.ts";
@@ -171,6 +171,7 @@ export async function createService(
   const handler = createServiceHandler(context, {
     maxBodyBytes: config.MAX_BODY_BYTES,
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+    bodyIdleTimeoutMs: config.BODY_IDLE_TIMEOUT_MS,
     bodyDeadlines,
     rateLimiter,
     idempotentRequests: new IdempotentRequests(kv, instance.id),

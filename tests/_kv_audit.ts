@@ -13,6 +13,8 @@ const PROJECT_SPACES = [
   "aliases",
   "keys",
   "key_hashes",
+  "project_key_hashes",
+  "public_key_projects",
   "key_usage",
   "rate",
   "idempotency",

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../context.ts";
 import type { RequestOf } from "../api/request_schemas.ts";
 import type { KeyView } from "../api/response_schemas.ts";
 import { ApiError } from "../api/api_error.ts";
-import type { Access } from "../keys/access.ts";
+import { type Access, holderOf } from "../keys/access.ts";
 import { type KeyScope, widerThan } from "../keys/key_scope.ts";
 import { createApiKey } from "../keys/create_api_key.ts";
 import { toKeyView } from "./key_view.ts";
@@ -22,10 +22,9 @@ export async function createKey(
   };
   const beyond = widerThan(scope, access.scope);
   if (beyond !== null) {
-    const who = access.keyId === null ? "The project key" : `Key "${access.keyId}"`;
     throw new ApiError(
       403,
-      `${who} may not create a key with ${beyond}: a key creates only keys within its own rights`,
+      `${holderOf(access)} may not create a key with ${beyond}: a key creates only keys within its own rights`,
     );
   }
   const { record, key } = await createApiKey(ctx.kv, request.projectId, {

@@ -1,6 +1,6 @@
 /**
  * `deleteIndex`: removes the record at once. Within `UNDO_WINDOW` its data stays for `restoreIndex`; without one, its
- * documents and snapshots are collected in the background. 409 while an alias points at it.
+ * documents, snapshots and search analytics are collected in the background. 409 while an alias points at it.
  */
 import type { ServiceContext } from "../context.ts";
 import type { RequestOf } from "../api/request_schemas.ts";
@@ -8,6 +8,7 @@ import { ApiError } from "../api/api_error.ts";
 import { deleteIndexRecord } from "../storage/index_records.ts";
 import { listAliasRecords } from "../storage/alias_records.ts";
 import { collectIndexData } from "../storage/garbage_collector.ts";
+import { deleteIndexAnalytics } from "../storage/analytics_records.ts";
 import { writeToIndex } from "../writes/index_write.ts";
 
 /** Deletes the index; 404 if unknown, 409 naming an alias that points at it. */
@@ -23,10 +24,15 @@ export async function deleteIndex(ctx: ServiceContext, request: RequestOf<"delet
       );
     }
     if (!await deleteIndexRecord(ctx.kv, entry, ctx.undoWindowMs)) return undefined;
-    const indexId = entry.value.id;
+    const { id: indexId, projectId, name: indexName, createdAt: indexCreatedAt } = entry.value;
     ctx.records.invalidate(entry.key);
     ctx.indexStates.drop(indexId);
-    if (ctx.undoWindowMs === 0) ctx.background.run(`collect index ${indexId}`, () => collectIndexData(ctx.kv, indexId));
+    if (ctx.undoWindowMs === 0) {
+      ctx.background.run(`collect index ${indexId}`, async () => {
+        await collectIndexData(ctx.kv, indexId);
+        await deleteIndexAnalytics(ctx.kv, { projectId, indexName, indexCreatedAt });
+      });
+    }
     return true as const;
   });
 }

@@ -75,9 +75,9 @@ export function dispatch(ctx: ServiceContext, request: ManageRequest, caller: Ca
     case "rotateWebhookSecret":
       return rotateWebhookSecret(ctx, request);
     case "setAlias":
-      return setAlias(ctx, request);
+      return setAlias(ctx, request, access);
     case "deleteAlias":
-      return deleteAlias(ctx, request);
+      return deleteAlias(ctx, request, access);
     case "listAliases":
       return listAliases(ctx, request, access.scope);
     case "restoreIndex":

@@ -35,7 +35,12 @@ export async function search(
   const record = entry.value;
   const { result, matched } = await searchRecord(ctx, record, request, { tenantFilter, started });
   if (request.analytics !== false) {
-    const index = { projectId: record.projectId, indexName: record.name, language: record.language };
+    const index = {
+      projectId: record.projectId,
+      indexName: record.name,
+      indexCreatedAt: record.createdAt,
+      language: record.language,
+    };
     ctx.analytics?.recordSearch(index, request.query, matched, result.tookMs);
   }
   return result;

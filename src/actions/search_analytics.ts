@@ -6,13 +6,14 @@ import { ApiError } from "../api/api_error.ts";
 import type { SearchAnalytics } from "../api/analytics_api_types.ts";
 import { DEFAULT_ANALYTICS_LIMIT, MAX_ANALYTICS_RANGE_DAYS } from "../api/analytics_schemas.ts";
 import { readAnalyticsDays } from "../storage/analytics_records.ts";
-import { decodeTally, type SearchTally } from "../analytics/search_tally.ts";
+import { decodeTally, mergeTally, type SearchTally } from "../analytics/search_tally.ts";
 import { analyticsReport } from "../analytics/analytics_report.ts";
 import { daysBefore, daysBetween, utcDay } from "../util/utc_days.ts";
 
 /**
- * The index's searches from `from` to `to` as every instance has stored them (up to `ANALYTICS_FLUSH_INTERVAL` ago);
- * 404 for an unknown index, 400 for a range backwards or longer than {@link MAX_ANALYTICS_RANGE_DAYS} days.
+ * The index's searches from `from` to `to` as every instance has stored them (up to `ANALYTICS_FLUSH_INTERVAL` ago),
+ * since the index was created: not those of an earlier index of its name; 404 for an unknown index, 400 for a range
+ * backwards or longer than {@link MAX_ANALYTICS_RANGE_DAYS} days.
  */
 export async function searchAnalytics(
   ctx: ServiceContext,
@@ -30,16 +31,27 @@ export async function searchAnalytics(
     );
   }
   const stored = new Map<string, SearchTally>();
-  for (const { day, tally } of await readAnalyticsDays(ctx.kv, record.projectId, record.name, { from, to })) {
-    stored.set(day, decodeTally(tally));
+  const index = { projectId: record.projectId, indexName: record.name, indexCreatedAt: record.createdAt };
+  for (const { day, tally } of await readAnalyticsDays(ctx.kv, index, { from, to })) {
+    const held = stored.get(day);
+    stored.set(day, held === undefined ? decodeTally(tally) : mergeTally(held, decodeTally(tally), Infinity));
   }
   return analyticsReport(days, stored, request.limit ?? DEFAULT_ANALYTICS_LIMIT);
 }
 
-/** Counts a click on a hit of a search of `query` (nothing when `ANALYTICS=false`); 404 for an unknown index. */
+/**
+ * Counts a click on a hit of a search of `query`, if the query was searched in the index that day (nothing when
+ * `ANALYTICS=false`); 404 for an unknown index. A click on a query nobody searched is `true` too: clients send clicks
+ * without waiting for the answer.
+ */
 export async function recordClick(ctx: ServiceContext, request: RequestOf<"recordClick">): Promise<true> {
   const record = await cachedIndexRecord(ctx, request.projectId, request.indexName);
-  const index = { projectId: record.projectId, indexName: record.name, language: record.language };
+  const index = {
+    projectId: record.projectId,
+    indexName: record.name,
+    indexCreatedAt: record.createdAt,
+    language: record.language,
+  };
   ctx.analytics?.recordClick(index, request.query, request.position);
   return true;
 }

@@ -1,12 +1,20 @@
 /**
  * Records searches and clicks for search analytics. They are counted in memory per index and UTC day, and merged
  * into the store every flush interval and when the service closes, so that a search pays for a map update only; a
- * process killed without closing loses at most the counts of its last interval. Each instance also collects the days
- * past the retention, at start and then hourly.
+ * process killed without closing loses at most the counts of its last interval. A click counts only toward a query
+ * searched in the index that day, by any instance: one whose search is not in the store at the merge waits for the
+ * next, and is dropped if it is not there either. Each instance also collects the days past the retention, at start and
+ * then hourly.
  */
 import { analyzerFor } from "../fulltext/analyzer.ts";
-import { type AnalyticsDay, collectAnalytics, mergeAnalyticsDay } from "../storage/analytics_records.ts";
 import {
+  type AnalyticsDay,
+  type AnalyticsIndex,
+  collectAnalytics,
+  mergeAnalyticsDay,
+} from "../storage/analytics_records.ts";
+import {
+  addSearchedClicks,
   countClick,
   countSearch,
   decodeTally,
@@ -27,11 +35,27 @@ export interface AnalyticsSettings {
   flushMs: number;
 }
 
-/** The index a search or click is counted for: its project, its name, and the language its queries are read in. */
-export interface CountedIndex {
-  projectId: string;
-  indexName: string;
+/**
+ * The index a search or click is counted for: its project, its name, when it was created, and the language its queries
+ * are read in.
+ */
+export interface CountedIndex extends AnalyticsIndex {
   language?: string | undefined;
+}
+
+/** The counts of one index and day that are not in the store yet. */
+interface PendingDay {
+  at: AnalyticsDay;
+  language: string | undefined;
+  /** Searches, by query as sent. */
+  searches: SearchTally;
+  /**
+   * Clicks on queries not in {@link searches}, by query as sent: kept apart from the searches until a merge finds
+   * whether their query was searched.
+   */
+  clicks: SearchTally;
+  /** Clicks (by normalized query) whose query the last merge found no search of: tried once more, then dropped. */
+  waitingClicks: SearchTally;
 }
 
 /** The longest query kept, in UTF-16 code units; a longer one is cut at a word's end. */
@@ -57,7 +81,7 @@ export class SearchRecorder {
   readonly #kv: Deno.Kv;
   readonly #settings: AnalyticsSettings;
   /** The counts not yet in the store, by index and day. */
-  #pending = new Map<string, { at: AnalyticsDay; language: string | undefined; tally: SearchTally }>();
+  #pending = new Map<string, PendingDay>();
   /** Today (UTC) and when it ends, so that a search does not format the date. */
   #today = { day: "", until: 0 };
   #flushing: Promise<void> | undefined;
@@ -81,24 +105,38 @@ export class SearchRecorder {
    * is counted as it was sent, and normalized when the counts are flushed, once per distinct query.
    */
   recordSearch(index: CountedIndex, query: string | undefined, results: number, tookMs: number): void {
-    countSearch(this.#tallyOf(index), { query: query?.slice(0, MAX_SENT_LENGTH), results, tookMs }, this.#settings.top);
+    const event = { query: query?.slice(0, MAX_SENT_LENGTH), results, tookMs };
+    countSearch(this.#pendingToday(index).searches, event, this.#settings.top);
   }
 
-  /** Counts a click on the hit at 1-based `position` of a search of `query`. */
+  /**
+   * Counts a click on the hit at 1-based `position` of a search of `query`; it counts only if the query was searched in
+   * the index that day (see the module's comment).
+   */
   recordClick(index: CountedIndex, query: string, position: number): void {
-    countClick(this.#tallyOf(index), query.slice(0, MAX_SENT_LENGTH), position, this.#settings.top);
+    const pending = this.#pendingToday(index);
+    const sent = query.slice(0, MAX_SENT_LENGTH);
+    // A click on a query searched here since the last flush, as sent, counts at once; it needs no place of its own, so
+    // that clicks on made-up queries, which fill the places of the others until the merge, cannot push it out.
+    const tally = pending.searches.queries.has(sent) ? pending.searches : pending.clicks;
+    countClick(tally, sent, position, this.#settings.top);
   }
 
-  #tallyOf(index: CountedIndex): SearchTally {
+  #pendingToday(index: CountedIndex): PendingDay {
     const now = Date.now();
     if (now >= this.#today.until) this.#today = { day: utcDay(now), until: (Math.floor(now / DAY_MS) + 1) * DAY_MS };
-    const key = `${this.#today.day}\u0000${index.projectId}\u0000${index.indexName}`;
+    const { projectId, indexName, indexCreatedAt } = index;
+    return this.#pendingAt({ projectId, indexName, indexCreatedAt, day: this.#today.day }, index.language);
+  }
+
+  #pendingAt(at: AnalyticsDay, language: string | undefined): PendingDay {
+    const key = [at.day, at.projectId, at.indexName, at.indexCreatedAt].join("\u0000");
     let entry = this.#pending.get(key);
     if (entry === undefined) {
-      const at = { projectId: index.projectId, indexName: index.indexName, day: this.#today.day };
-      this.#pending.set(key, entry = { at, language: index.language, tally: emptyTally() });
+      entry = { at, language, searches: emptyTally(), clicks: emptyTally(), waitingClicks: emptyTally() };
+      this.#pending.set(key, entry);
     }
-    return entry.tally;
+    return entry;
   }
 
   /** Merges the counts so far into the store; counts that fail to merge are kept for the next flush. */
@@ -111,23 +149,35 @@ export class SearchRecorder {
     const pending = this.#pending;
     this.#pending = new Map();
     const top = this.#settings.top;
-    for (const [key, { at, language, tally: sent }] of pending) {
+    for (const { at, language, ...sent } of pending.values()) {
       // Normalizing is idempotent, so counts kept after a failed merge may be normalized again.
-      const tally = renamedQueries(sent, (query) => normalizedQuery(query, language));
+      const normalized = (tally: SearchTally) => renamedQueries(tally, (query) => normalizedQuery(query, language));
+      const searches = normalized(sent.searches);
+      const clicks = normalized(sent.clicks);
+      const waitingClicks = sent.waitingClicks;
+      let unsearched = emptyTally();
       try {
-        await mergeAnalyticsDay(
-          this.#kv,
-          at,
-          (stored) => encodeTally(mergeTally(stored === null ? emptyTally() : decodeTally(stored), tally, top)),
-        );
+        await mergeAnalyticsDay(this.#kv, at, (stored) => {
+          const day = mergeTally(stored === null ? emptyTally() : decodeTally(stored), searches, top);
+          // The waiting clicks have had their second chance; what is left of them is dropped.
+          const clickedBefore = addSearchedClicks(day, waitingClicks).queries.size < waitingClicks.queries.size;
+          unsearched = addSearchedClicks(day, clicks);
+          const clickedNow = unsearched.queries.size < clicks.queries.size;
+          // Clicks that all went unsearched change nothing: the day is not written for them.
+          return searches.searches === 0 && !clickedBefore && !clickedNow ? null : encodeTally(day);
+        });
       } catch (error) {
         console.error(`Search analytics of ${at.day} not stored yet:`, error);
-        const kept = this.#pending.get(key);
-        this.#pending.set(key, {
-          at,
-          language,
-          tally: kept === undefined ? tally : mergeTally(tally, kept.tally, top),
-        });
+        const kept = this.#pendingAt(at, language);
+        kept.searches = mergeTally(searches, kept.searches, top);
+        kept.clicks = mergeTally(clicks, kept.clicks, top);
+        kept.waitingClicks = mergeTally(waitingClicks, kept.waitingClicks, top);
+        continue;
+      }
+      // The search may have been made on another instance, whose next flush stores it.
+      if (unsearched.queries.size > 0) {
+        const next = this.#pendingAt(at, language);
+        next.waitingClicks = mergeTally(next.waitingClicks, unsearched, top);
       }
     }
   }
@@ -144,7 +194,7 @@ export class SearchRecorder {
     clearInterval(this.#flushTimer);
     clearInterval(this.#collectTimer);
     await this.flush();
-    // Counts made while that flush ran.
+    // Counts made while that flush ran, and clicks whose search it did not find, for their second chance.
     if (this.#pending.size > 0) await this.flush();
   }
 }

@@ -99,6 +99,25 @@ export function countClick(tally: SearchTally, query: string, position: number, 
   counts.clickPositions += position;
 }
 
+/**
+ * Adds the clicks of `clicks` (a tally of clicks alone) to the queries that `into` counts searches of, and returns a
+ * tally of the other clicks: a click counts only toward a query searched that day, so that clicks on queries nobody
+ * searched take none of the `top` places of a day.
+ */
+export function addSearchedClicks(into: SearchTally, clicks: SearchTally): SearchTally {
+  const unsearched = emptyTally();
+  for (const [query, counts] of clicks.queries) {
+    const held = into.queries.get(query);
+    if (held === undefined || held.count === 0) {
+      unsearched.queries.set(query, { ...counts });
+      continue;
+    }
+    held.clicks += counts.clicks;
+    held.clickPositions += counts.clickPositions;
+  }
+  return unsearched;
+}
+
 function countsOf(tally: SearchTally, query: string, top: number): QueryCounts | undefined {
   let counts = tally.queries.get(query);
   if (counts === undefined && tally.queries.size < top) {

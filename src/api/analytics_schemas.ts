@@ -37,7 +37,10 @@ export function recordClickSchema<T extends z.ZodRawShape>(indexed: T, maxDocIdB
       message: `must be at most ${maxDocIdBytes} bytes, like every document id`,
     }).describe("The document clicked"),
     position: z.number().int().min(1).max(10_000).describe("Its place in the results, from 1"),
-  }).describe("Counts a click on a search's hit for the query's click-through in searchAnalytics; answers true");
+  }).describe(
+    "Counts a click on a search's hit for the query's click-through in searchAnalytics, if the query was searched in " +
+      "the index that day; answers true",
+  );
 }
 
 /** `searchAnalytics`' answer. */

@@ -9,11 +9,11 @@ import type { Action } from "./action_type.ts";
 export interface KeyScopeInput {
   /** What the key is for, for people. */
   description?: string | undefined;
-  /** Action names, or `"*"` for every action but key management (default `["*"]`); `searchAnalytics` comes with `search`. */
-  actions?: (Exclude<Action, "searchAnalytics"> | "*")[] | undefined;
+  /** Action names, or `"*"` for every action but key management and `searchAnalytics` (default `["*"]`). */
+  actions?: (Action | "*")[] | undefined;
   /** Index names, where a trailing `*` matches a prefix (default `["*"]`). */
   indexes?: string[] | undefined;
-  /** When the key stops working (ISO 8601). */
+  /** When the key stops working (ISO 8601, no later than the year 9999). */
   expiresAt?: string | undefined;
   /** The most requests a minute, across every instance; more get `429`. */
   requestsPerMinute?: number | undefined;

@@ -9,6 +9,7 @@ import { notifySchema } from "./webhook_schemas.ts";
 import { updateSettingsSchema } from "./settings_schemas.ts";
 import { multiSearchSchema } from "./multi_search_schema.ts";
 import { recordClickSchema, searchAnalyticsSchema } from "./analytics_schemas.ts";
+import { createKeySchema } from "./key_schemas.ts";
 
 export { describeIssue } from "./describe_issue.ts";
 
@@ -261,43 +262,6 @@ function searchSchema(limits: Limits) {
   });
 }
 
-/** The most actions and index patterns a key lists. */
-const MAX_KEY_ACTIONS = 32;
-const MAX_KEY_INDEXES = 100;
-
-/** A public JWK that verifies tenant tokens; which kinds are taken is checked by `createKey`. */
-const publicKeySchema = z.looseObject({
-  kty: z.string().optional(),
-  crv: z.string().optional(),
-  x: z.string().optional(),
-  y: z.string().optional(),
-})
-  .describe("A public JWK: Ed25519 (kty OKP) for EdDSA tokens, or P-256 (kty EC) for ES256 tokens");
-
-/** The actions a key may name: all but `searchAnalytics`, which comes with the right to search the index. */
-const NAMED_KEY_ACTIONS = ACTIONS.filter((action) => action !== "searchAnalytics");
-
-function createKeySchema() {
-  return z.object({
-    action: z.literal("createKey"),
-    projectId: projectIdSchema,
-    description: z.string().max(256).optional(),
-    actions: z.array(z.enum([...NAMED_KEY_ACTIONS, "*"])).min(1).max(MAX_KEY_ACTIONS).optional().describe(
-      'Action names, or "*" for every action but key management (default ["*"]); searchAnalytics comes with search',
-    ),
-    indexes: z.array(indexNameSchema).min(1).max(MAX_KEY_INDEXES).optional().describe(
-      'Index names, where a trailing "*" matches a prefix (default ["*"])',
-    ),
-    expiresAt: z.iso.datetime({ offset: true }).optional().describe("When the key stops working (ISO 8601)"),
-    requestsPerMinute: z.number().int().min(1).max(1_000_000).optional().describe(
-      "The most requests a minute, across every instance; more get 429",
-    ),
-    publicKey: publicKeySchema.optional().describe(
-      "Registers a public key for tenant tokens instead of making a secret key",
-    ),
-  });
-}
-
 /** Builds the schema of a request body, a union discriminated on `action`. */
 export function requestSchema(limits: Limits) {
   const base = { projectId: projectIdSchema };
@@ -356,7 +320,7 @@ export function requestSchema(limits: Limits) {
     z.object({ action: z.literal("importIndex"), ...indexed }).describe(
       "Sent as application/x-ndjson: this object on the first line, then an exportIndex stream",
     ),
-    createKeySchema(),
+    createKeySchema({ projectId: projectIdSchema, indexName: indexNameSchema }, ACTIONS),
     z.object({ action: z.literal("listKeys"), ...base }),
     z.object({ action: z.literal("deleteKey"), ...base, keyId: z.string().min(1).max(128) }),
     z.object({ action: z.literal("getWebhookSecret"), ...base }),

@@ -12,6 +12,9 @@ export const BACKUP_FORMAT = "quire-backup-1";
 /** The name of the manifest in a backup directory. */
 export const MANIFEST_FILE = "manifest.json";
 
+/** A SHA-256 as the manifest writes it: 64 lowercase hex digits. */
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /** One file of a backup. */
 export interface BackupFile {
   /** Relative to the backup directory. */
@@ -55,7 +58,7 @@ export function buildManifest(createdAt: Date, contents: BackupContents): Backup
 
 /**
  * Reads and checks the manifest of the backup in `dir`: a 404 when there is none, a 422 when it is not one this
- * release reads.
+ * release reads or does not give the SHA-256 and size of each of its files.
  */
 export async function readManifest(dir: string): Promise<BackupManifest> {
   let text: string;
@@ -87,10 +90,18 @@ export async function readManifest(dir: string): Promise<BackupManifest> {
     );
   }
   for (const file of manifest.files) {
-    if (typeof file.path !== "string" || file.path.split("/").some((part) => part === ".." || part === "")) {
+    if (typeof file?.path !== "string" || file.path.split("/").some((part) => part === ".." || part === "")) {
       throw new ApiError(
         422,
-        `The manifest of the backup in "${dir}" names a file outside it: ${JSON.stringify(file.path)}`,
+        `The manifest of the backup in "${dir}" names a file outside it: ${JSON.stringify(file?.path)}`,
+      );
+    }
+    // Every release has written both: without them a damaged file could not be told from a whole one.
+    if (!SHA256_HEX.test(String(file.sha256)) || !Number.isSafeInteger(file.bytes) || file.bytes < 0) {
+      throw new ApiError(
+        422,
+        `The manifest of the backup in "${dir}" gives no SHA-256 and size of "${file.path}": the file cannot be ` +
+          "checked, so the backup is not restored",
       );
     }
   }

@@ -1,9 +1,11 @@
 /**
- * Files of JSON Lines, gzip-compressed, as a backup holds them: written with their SHA-256 and size counted on the way
- * to disk and flushed to it (fsync) before they count as written, and read back a line at a time.
+ * Files of JSON Lines, gzip-compressed, as a backup holds them: readable by their owner only, written with their
+ * SHA-256 and size counted on the way to disk and flushed to it (fsync) before they count as written, and read back a
+ * line at a time.
  */
 import { createHash } from "node:crypto";
 import { textLines } from "../util/text_lines.ts";
+import { createPrivateFile } from "./private_files.ts";
 
 /** What a file holds once written: its size and checksum on disk, and its lines. */
 export interface WrittenFile {
@@ -36,9 +38,9 @@ export class JsonLinesGzipWriter {
     this.#drained.catch(() => {});
   }
 
-  /** Creates (or truncates) the file at `path`. */
+  /** Creates (or truncates) the file at `path`, readable by its owner only. */
   static async create(path: string): Promise<JsonLinesGzipWriter> {
-    return new JsonLinesGzipWriter(await Deno.open(path, { write: true, create: true, truncate: true }));
+    return new JsonLinesGzipWriter(await createPrivateFile(path));
   }
 
   /** Appends one line holding `value` as JSON. */

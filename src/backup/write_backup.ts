@@ -1,8 +1,8 @@
 /**
  * Writes one backup of the store into a backup directory: the durable records as they are, each index (with its
  * documents) at one revision, and the manifest, into a `.tmp-` directory that is flushed to disk and then renamed to
- * the backup's final name, so that a backup under its final name is always whole. The oldest beyond the number to keep
- * are deleted afterwards.
+ * the backup's final name, so that a backup under its final name is always whole. Its directories and files are
+ * readable by their owner only (see private_files.ts). The oldest beyond the number to keep are deleted afterwards.
  */
 import { type IndexSource, listBackedUpRecords, listIndexSources, readStoreFormat } from "../storage/backup_source.ts";
 import { newTimedId } from "../storage/timed_id.ts";
@@ -10,6 +10,7 @@ import { type BackupFile, type BackupManifest, buildManifest, MANIFEST_FILE } fr
 import { backupName, pruneBackups, removeTemporaryDirs, syncDirectory, TEMPORARY_PREFIX } from "./backup_directory.ts";
 import { JsonLinesGzipWriter } from "./jsonl_gz_file.ts";
 import { copyIndex, lineOf } from "./index_copy.ts";
+import { createPrivateFile, makePrivateDirectory } from "./private_files.ts";
 
 /** The file of the records copied as they are (projects, keys, aliases, webhook secrets). */
 export const RECORDS_FILE = "records.jsonl.gz";
@@ -36,16 +37,20 @@ export interface WrittenBackup {
   manifest: BackupManifest;
 }
 
-/** Writes one backup of the store into `dir` (created if missing); its temporary directory goes if it fails. */
+/**
+ * Writes one backup of the store into `dir` (created if missing, readable by its owner only); its temporary directory
+ * goes if it fails.
+ */
 export async function writeBackup(kv: Deno.Kv, dir: string, options: BackupOptions): Promise<WrittenBackup> {
   const startedAt = options.now ?? new Date();
   const { signal } = options;
-  await Deno.mkdir(dir, { recursive: true });
+  await makePrivateDirectory(dir);
   const temporaryName = `${TEMPORARY_PREFIX}${newTimedId()}`;
   // Only the holder of the backup lease writes, so any other temporary directory was left by a writer that died.
   await removeTemporaryDirs(dir, temporaryName);
   const temporary = `${dir}/${temporaryName}`;
-  await Deno.mkdir(`${temporary}/indexes`, { recursive: true });
+  await makePrivateDirectory(temporary);
+  await makePrivateDirectory(`${temporary}/indexes`);
   let name: string;
   let manifest: BackupManifest;
   try {
@@ -120,7 +125,7 @@ export async function writeBackup(kv: Deno.Kv, dir: string, options: BackupOptio
 
 async function writeSynced(path: string, text: string): Promise<void> {
   const bytes = new TextEncoder().encode(text);
-  const file = await Deno.open(path, { write: true, create: true, truncate: true });
+  const file = await createPrivateFile(path);
   try {
     for (let at = 0; at < bytes.byteLength;) at += await file.write(bytes.subarray(at));
     await file.sync();

@@ -1,5 +1,6 @@
 /** `cli project key …`: scoped keys of a project, made in the store as the project key would make them. */
 import { ApiError } from "../api/api_error.ts";
+import { LATEST_EXPIRY_MS } from "../api/key_schemas.ts";
 import { GRANTABLE_ACTIONS, type KeyScope } from "../keys/key_scope.ts";
 import { createApiKey } from "../keys/create_api_key.ts";
 import { deleteApiKey, listApiKeys, readApiKeyUses } from "../storage/api_key_records.ts";
@@ -85,7 +86,9 @@ function scopeOf(options: Record<string, string>): KeyScope | string {
   const unknown = actions.find((action) => action !== "*" && !GRANTABLE_ACTIONS.includes(action));
   if (unknown !== undefined) return `Unknown action "${unknown}": use "*" or ${GRANTABLE_ACTIONS.join(", ")}`;
   const expires = options["expires-at"];
-  if (expires !== undefined && Number.isNaN(Date.parse(expires))) return `Invalid --expires-at "${expires}"`;
+  if (expires !== undefined && !(Date.parse(expires) <= LATEST_EXPIRY_MS)) {
+    return `Invalid --expires-at "${expires}": expected an ISO 8601 time no later than the year 9999`;
+  }
   const rate = options["requests-per-minute"];
   if (rate !== undefined && !/^[1-9]\d{0,6}$/.test(rate)) return `Invalid --requests-per-minute "${rate}"`;
   return {

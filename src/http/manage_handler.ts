@@ -12,7 +12,8 @@ import { ApiError } from "../api/api_error.ts";
 import { errorResponse } from "./error_response.ts";
 import { replyResponse } from "./reply_response.ts";
 import { ProjectLimiter } from "./project_limiter.ts";
-import { type BodyDeadlines, readJsonObject } from "./read_json_body.ts";
+import { readJsonObject } from "./read_json_body.ts";
+import type { BodyDeadlines, BodyTimeouts } from "./body_chunks.ts";
 import { type JsonLine, readJsonLines } from "./read_json_lines.ts";
 import { importIndex } from "../actions/import_index.ts";
 import type { RequestFacts, Route } from "./route.ts";
@@ -20,7 +21,10 @@ import type { RequestFacts, Route } from "./route.ts";
 /** Options of the handler. */
 export interface HandlerOptions {
   maxBodyBytes: number;
+  /** The longest wait for a whole body (more for a large one, see `bodyChunks`). */
   bodyTimeoutMs: number;
+  /** The longest wait for any one chunk of a body. */
+  bodyIdleTimeoutMs: number;
   projectMaxConcurrency: number;
   /** The service's watch over body deadlines, stopped when it shuts down. */
   bodyDeadlines: BodyDeadlines;
@@ -50,6 +54,9 @@ const INDEX_NAME_HEADER = "x-index-name";
 /** The content type of an import's body. */
 const JSON_LINES = "application/x-ndjson";
 
+/** The longest first line of a JSON Lines body, the request, in characters. */
+const MAX_FIRST_LINE_CHARS = 64 * 1024;
+
 /** Longest `action` echoed back in an error. */
 const MAX_ECHOED_ACTION = 64;
 
@@ -60,6 +67,11 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
   const limiter = new ProjectLimiter(options.projectMaxConcurrency);
   const authenticator = new Authenticator(ctx.records, ctx.metrics);
   const keyUsage = new KeyUsage(ctx.kv, ctx.background);
+  const timeouts: BodyTimeouts = {
+    timeoutMs: options.bodyTimeoutMs,
+    idleTimeoutMs: options.bodyIdleTimeoutMs,
+    deadlines: options.bodyDeadlines,
+  };
 
   return { path: "/manage", handle };
 
@@ -71,17 +83,26 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
         throw new ApiError(405, `Method ${request.method} is not allowed: use POST`, { headers: { allow: "POST" } });
       }
       const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-      // JSON Lines carry an import: the request on the first line, the export after it, read as the import goes.
-      const lines = contentType === JSON_LINES ? readJsonLines(request.body, options.maxBodyBytes) : undefined;
-      if (contentType !== "application/json" && lines === undefined) {
+      if (contentType !== "application/json" && contentType !== JSON_LINES) {
         throw new ApiError(415, `Content-Type must be "application/json", or "${JSON_LINES}" for importIndex`);
       }
-      const body = lines === undefined
-        ? await readJsonObject(request, {
-          maxBytes: options.maxBodyBytes,
-          timeoutMs: options.bodyTimeoutMs,
-          deadlines: options.bodyDeadlines,
+      // No byte of the body is read for a caller without a credential.
+      const credentials = {
+        key: request.headers.get("x-project-key"),
+        authorization: request.headers.get("authorization"),
+      };
+      await authenticator.checkCredentials(credentials);
+
+      // JSON Lines carry an import: the request on the first line, the export after it, read as the import goes.
+      const lines = contentType === JSON_LINES
+        ? readJsonLines(request.body, {
+          ...timeouts,
+          maxLineBytes: options.maxBodyBytes,
+          maxFirstLineBytes: MAX_FIRST_LINE_CHARS,
         })
+        : undefined;
+      const body = lines === undefined
+        ? await readJsonObject(request, { ...timeouts, maxBytes: options.maxBodyBytes })
         : await firstLineObject(lines);
       if (typeof body.action === "string") action = body.action.slice(0, MAX_ECHOED_ACTION);
       if (typeof body.action === "string" && isAction(body.action)) facts.action = body.action;
@@ -101,14 +122,11 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
         const named = body.projectId === undefined ? 'Missing required field "projectId"' : 'Invalid "projectId"';
         throw new ApiError(400, `${named}: expected a non-empty string`);
       }
-      const access = await authenticator.authenticate(body.projectId, {
-        key: request.headers.get("x-project-key"),
-        authorization: request.headers.get("authorization"),
-      });
+      const access = await authenticator.authenticate(body.projectId, credentials);
       release = limiter.admit(body.projectId);
       if (access.keyId !== null) {
         if (access.scope.requestsPerMinute !== null) {
-          await options.rateLimiter.admit(access.keyId, access.scope.requestsPerMinute);
+          await options.rateLimiter.admit(access.keyId, access.scope.requestsPerMinute, costOf(body));
         }
         keyUsage.record(body.projectId, access.keyId);
       }
@@ -160,6 +178,11 @@ export function manageRoute(ctx: ServiceContext, options: HandlerOptions): Route
       release?.();
     }
   }
+}
+
+/** What a request counts toward its key's rate: one, or for a `multiSearch` one for each query. */
+function costOf(body: Record<string, unknown>): number {
+  return body.action === "multiSearch" && Array.isArray(body.queries) ? Math.max(1, body.queries.length) : 1;
 }
 
 /** The first line of a JSON Lines body, which must be the request object. */

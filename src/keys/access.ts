@@ -1,7 +1,7 @@
 /** What one authenticated request may do: its key's scope, and a tenant token's filters. */
 import { ApiError } from "../api/api_error.ts";
 import type { MetadataFilter } from "../search/metadata_filter.ts";
-import { allowsAction, allowsIndex, type KeyScope, patternMatches } from "./key_scope.ts";
+import { allowsAction, allowsIndex, type KeyScope, NAMED_ONLY_ACTIONS, patternMatches } from "./key_scope.ts";
 
 /** A tenant token's filter over the documents of the indexes that `pattern` matches. */
 export interface TenantFilter {
@@ -21,30 +21,52 @@ export interface Access {
 }
 
 /**
- * The actions a tenant token with a filter may use: those that apply its filter, and `recordClick`, which reaches no
- * document; the others would reach documents (or other tenants' queries) outside it.
+ * The actions a tenant token that carries any filter may use: reads that apply its filter, and `recordClick`, which
+ * reaches no document. Any other would reach documents, keys or other tenants' queries outside it.
  */
-const FILTERED_ACTIONS: readonly string[] = ["search", "getDocs", "getIndex", "listIndexes", "recordClick"];
+const FILTERED_TOKEN_ACTIONS: readonly string[] = [
+  "search",
+  "multiSearch",
+  "getDocs",
+  "getIndex",
+  "listIndexes",
+  "recordClick",
+];
 
 /**
  * Throws 403 unless `access` allows `action` on the index that `names` name: the name as requested, and for an alias
  * the index it points at; either name may be in the scope. The answer is the same whether or not the index exists.
  */
 export function checkAccess(access: Access, action: string, names: readonly string[]): void {
-  const who = access.keyId === null ? "The project key" : `Key "${access.keyId}"`;
-  if (!allowsAction(access.scope, action)) throw new ApiError(403, `${who} may not use action "${action}"`);
+  checkAction(access, action);
   const indexName = names[0];
   if (indexName === undefined) return;
   if (!names.some((name) => allowsIndex(access.scope, name))) {
-    throw new ApiError(403, `${who} may not use index "${indexName}"`);
+    throw new ApiError(403, `${holderOf(access)} may not use index "${indexName}"`);
   }
-  if (!FILTERED_ACTIONS.includes(action) && tenantFilterOf(access, names) !== undefined) {
+}
+
+/** Throws 403 unless `access` may use `action` at all, whatever index it names (or none). */
+function checkAction(access: Access, action: string): void {
+  if (!allowsAction(access.scope, action)) {
+    throw new ApiError(403, `${holderOf(access)} may not use action "${action}"`);
+  }
+  const tenantFilters = access.tenantFilters;
+  if (tenantFilters === undefined) return;
+  // A token is a browser's: it never manages keys or reads analytics, whatever its key was granted.
+  if (NAMED_ONLY_ACTIONS.includes(action)) throw new ApiError(403, `A tenant token may not use action "${action}"`);
+  if (!FILTERED_TOKEN_ACTIONS.includes(action) && tenantFilters.some(({ filter }) => filter !== undefined)) {
     throw new ApiError(
       403,
-      `A tenant token may not use action "${action}" on index "${indexName}": its filter applies only to ` +
-        FILTERED_ACTIONS.map((name) => `"${name}"`).join(", "),
+      `A tenant token with a filter may not use action "${action}": it may use only ` +
+        FILTERED_TOKEN_ACTIONS.map((name) => `"${name}"`).join(", "),
     );
   }
+}
+
+/** How a refusal names the caller's credential: the project key, or the key (a token's is its registered key). */
+export function holderOf(access: Access): string {
+  return access.keyId === null ? "The project key" : `Key "${access.keyId}"`;
 }
 
 /**

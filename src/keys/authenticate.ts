@@ -1,18 +1,19 @@
 /**
- * Checks that the project exists and that the caller holds one of its credentials: the project key, a scoped key
- * (both in `x-project-key`), or a tenant token (`authorization: Bearer`). Answers what the caller may do.
+ * Checks that the caller holds a credential: the project key, a scoped key (both in `x-project-key`), or a tenant token
+ * (`authorization: Bearer`). First of some project, from the headers alone, before the body that names the project is
+ * read; then of the project named, answering what the caller may do.
  */
 import { ApiError } from "../api/api_error.ts";
 import { PROJECT_ID_PATTERN } from "../api/project_id.ts";
 import type { Metrics } from "../observability/metrics.ts";
-import { apiKeyHashKey, apiKeyKey, projectKey } from "../storage/kv_keys.ts";
+import { apiKeyHashKey, apiKeyKey, projectKey, projectKeyHashKey, publicKeyProjectKey } from "../storage/kv_keys.ts";
 import type { ProjectRecord } from "../storage/project_records.ts";
 import type { ApiKeyHashEntry, ApiKeyRecord } from "../storage/api_key_records.ts";
 import type { RecordCache } from "../storage/record_cache.ts";
 import { hashesMatch, hashProjectKey } from "../projects/project_keys.ts";
 import type { Access } from "./access.ts";
 import { PROJECT_KEY_SCOPE } from "./key_scope.ts";
-import { TenantTokens } from "./tenant_tokens.ts";
+import { TenantTokens, tokenKeyId } from "./tenant_tokens.ts";
 
 /** Hashes of recently presented keys are kept up to this many, so that a busy client's key is not hashed each time. */
 const MAX_RECENT_HASHES = 1024;
@@ -36,6 +37,37 @@ export class Authenticator {
     this.#records = records;
     this.#metrics = metrics;
     this.#tokens = new TenantTokens(records);
+  }
+
+  /**
+   * 403 unless the headers carry a credential of some project: a project key, a scoped key, or a tenant token that
+   * verifies with its registered key. It reads no body, so that a caller without a credential costs no more than its
+   * headers; {@link authenticate} then checks the credential against the project that the body names.
+   */
+  async checkCredentials(credentials: Credentials): Promise<void> {
+    const { key, authorization } = credentials;
+    if (key !== null && key !== "") {
+      const hash = this.#hashOf(key);
+      if (await this.#records.get<string>(projectKeyHashKey(hash)) !== null) return;
+      if (await this.#records.get<ApiKeyHashEntry>(apiKeyHashKey(hash)) !== null) return;
+      throw this.#refuse(403, 'Invalid "x-project-key": it is no key of any project');
+    }
+    if (authorization !== null && /^bearer /i.test(authorization)) {
+      const token = authorization.slice("bearer ".length).trim();
+      try {
+        const keyId = tokenKeyId(token);
+        const projectId = await this.#records.get<string>(publicKeyProjectKey(keyId));
+        if (projectId === null) {
+          throw new ApiError(403, `Unknown tenant token key "${keyId}": register its public key with createKey`);
+        }
+        await this.#tokens.verify(projectId, token);
+        return;
+      } catch (error) {
+        if (error instanceof ApiError) throw this.#refuse(403, error.message);
+        throw error;
+      }
+    }
+    throw this.#refuse(403, 'Missing header "x-project-key" (or "authorization: Bearer <tenant token>")');
   }
 
   /**

@@ -21,6 +21,19 @@ const ALIASED_ACTIONS: readonly string[] = [
   "recordClick",
 ];
 
+/**
+ * The actions that a scope covering only an alias may run through it: reads, so that a key scoped to an alias follows
+ * its swaps (blue-green). Every other action through an alias needs the scope to cover the index it points at too.
+ */
+const READS_THROUGH_ALIAS: readonly string[] = [
+  "getIndex",
+  "getDocs",
+  "search",
+  "exportIndex",
+  "searchAnalytics",
+  "recordClick",
+];
+
 /** The longest index name or alias, in UTF-16 code units (as `indexName` is validated). */
 const MAX_NAME_LENGTH = 256;
 
@@ -48,6 +61,7 @@ export async function authorizeRequest(records: RecordCache, access: Access, bod
     : undefined;
   const names = named === undefined ? [] : target === undefined ? [named] : [named, target];
   checkAccess(access, body.action, names);
+  if (target !== undefined && !READS_THROUGH_ALIAS.includes(body.action)) checkAccess(access, body.action, [target]);
   // An alias being set or deleted is a name in the scope too.
   if (typeof body.alias === "string") checkAccess(access, body.action, [body.alias]);
   return target === undefined ? { names } : { names, target };

@@ -2,7 +2,7 @@
 import { ApiError } from "../api/api_error.ts";
 import { generateProjectKey, hashProjectKey } from "../projects/project_keys.ts";
 import { type ApiKeyRecord, insertApiKey } from "../storage/api_key_records.ts";
-import type { KeyScope } from "./key_scope.ts";
+import { type KeyScope, NAMED_ONLY_ACTIONS } from "./key_scope.ts";
 import { importPublicKey, tokenAlgorithmOf } from "./public_keys.ts";
 
 /** What a new key is: its scope, a description, and a public JWK for a key that verifies tenant tokens. */
@@ -12,13 +12,26 @@ export interface NewApiKey {
   publicKey?: JsonWebKey | undefined;
 }
 
-/** Stores a new key of `projectId`; returns its record and, for a secret key, the secret. 400 for a bad public key. */
+/**
+ * Stores a new key of `projectId`; returns its record and, for a secret key, the secret. 400 for a bad public key, and
+ * for a public key granted an action that a tenant token may never use.
+ */
 export async function createApiKey(
   kv: Deno.Kv,
   projectId: string,
   { scope, description, publicKey }: NewApiKey,
 ): Promise<{ record: ApiKeyRecord; key?: string }> {
-  if (publicKey !== undefined) await checkPublicKey(publicKey);
+  if (publicKey !== undefined) {
+    const named = scope.actions.find((action) => NAMED_ONLY_ACTIONS.includes(action));
+    if (named !== undefined) {
+      throw new ApiError(
+        400,
+        `Invalid "actions": a key with a "publicKey" may not be granted "${named}": tenant tokens never manage keys or ` +
+          "read analytics",
+      );
+    }
+    await checkPublicKey(publicKey);
+  }
   for (;;) {
     const key = publicKey === undefined ? generateProjectKey() : undefined;
     const record: ApiKeyRecord = {

@@ -7,12 +7,18 @@ import { ACTIONS } from "../api/request_schemas.ts";
 /** The actions that manage keys and the webhook secret: never granted by `*`, only by name. */
 export const KEY_ACTIONS = ["createKey", "listKeys", "deleteKey", "getWebhookSecret", "rotateWebhookSecret"] as const;
 
+/**
+ * The actions that `*` never grants, only their name: key management, and `searchAnalytics`, which reads every
+ * visitor's queries of an index.
+ */
+export const NAMED_ONLY_ACTIONS: readonly string[] = [...KEY_ACTIONS, "searchAnalytics"];
+
 /** The actions a key may be granted by name. */
 export const GRANTABLE_ACTIONS: readonly string[] = ACTIONS;
 
 /** What a key may do; a project key's scope holds every action, key management included. */
 export interface KeyScope {
-  /** Action names, or `*` for every action but key management. */
+  /** Action names, or `*` for every action but those of {@link NAMED_ONLY_ACTIONS}. */
   readonly actions: readonly string[];
   /** Index names, where a trailing `*` matches every name that starts with what precedes it. */
   readonly indexes: readonly string[];
@@ -32,8 +38,7 @@ export const PROJECT_KEY_SCOPE: KeyScope = {
 
 /**
  * Actions that other actions grant: a `multiSearch` is searches, and a `search` is a `multiSearch` of one query; a
- * click on a hit is part of searching. `searchAnalytics` comes with the right to search and only with it: a key
- * cannot name it.
+ * click on a hit is part of searching.
  */
 const GRANTED_BY = new Map([
   ["search", ["multiSearch"]],
@@ -43,10 +48,9 @@ const GRANTED_BY = new Map([
 
 /** Whether `scope` grants `action`. */
 export function allowsAction(scope: Pick<KeyScope, "actions">, action: string): boolean {
-  if (action === "searchAnalytics") return allowsAction(scope, "search");
   if (scope.actions.includes(action)) return true;
   if (GRANTED_BY.get(action)?.some((granting) => scope.actions.includes(granting))) return true;
-  return scope.actions.includes("*") && !(KEY_ACTIONS as readonly string[]).includes(action);
+  return scope.actions.includes("*") && !NAMED_ONLY_ACTIONS.includes(action);
 }
 
 /** Whether `pattern` (a name, or a prefix ending in `*`) matches the index `name`. */
@@ -84,7 +88,10 @@ export function widerThan(inner: KeyScope, outer: KeyScope): string | null {
   if (actions.length > 0) return `action "${actions[0]}"`;
   const index = inner.indexes.find((pattern) => !patternsCover(outer.indexes, pattern));
   if (index !== undefined) return `index "${index}"`;
-  if (outer.expiresAt !== null && (inner.expiresAt === null || inner.expiresAt > outer.expiresAt)) {
+  // Instants, not strings: an ISO string of a year past 9999 ("+010000-…") sorts before "2027-…".
+  if (
+    outer.expiresAt !== null && (inner.expiresAt === null || Date.parse(inner.expiresAt) > Date.parse(outer.expiresAt))
+  ) {
     return `an expiry later than ${outer.expiresAt}`;
   }
   if (

@@ -11,6 +11,7 @@ import { FilterSyntaxError, parseFilter } from "../search/metadata_filter.ts";
 import type { Access, TenantFilter } from "./access.ts";
 import { GRANTABLE_ACTIONS, type KeyScope, widerThan } from "./key_scope.ts";
 import { importPublicKey, tokenAlgorithmOf } from "./public_keys.ts";
+import { sha256Hex } from "../util/sha256_hex.ts";
 
 /** Verified tokens are remembered up to this many; past it the memory starts afresh. */
 const MAX_VERIFIED = 10_000;
@@ -23,7 +24,8 @@ interface Verified {
   keyId: string;
   /** `exp`, in milliseconds. */
   expires: number;
-  access: Access;
+  /** What the token allows, less the token itself, which is not kept. */
+  access: Omit<Access, "credential">;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -32,6 +34,7 @@ const encoder = new TextEncoder();
 /** Verifies tenant tokens against the public keys registered with `createKey`. */
 export class TenantTokens {
   readonly #records: RecordCache;
+  /** Verified tokens by the SHA-256 of their text, so that each costs the same memory however long it is. */
   readonly #verified = new Map<string, Verified>();
   /** Imported public keys by project, key id and JWK, so that each is imported once. */
   readonly #publicKeys = new Map<string, Promise<CryptoKey>>();
@@ -42,28 +45,21 @@ export class TenantTokens {
 
   /** What the token lets a caller of `projectId` do; an ApiError (403) when it does not verify. */
   async verify(projectId: string, token: string): Promise<Access> {
-    const known = this.#verified.get(token);
+    const hash = token.length <= MAX_TOKEN_LENGTH ? sha256Hex(token) : "";
+    const known = this.#verified.get(hash);
     if (known !== undefined && known.projectId === projectId) {
       await this.#registeredKey(projectId, known.keyId);
       if (known.expires <= Date.now()) throw refused(`Tenant token expired at ${isoTime(known.expires)}`);
-      return known.access;
+      return { ...known.access, credential: token };
     }
     const verified = await this.#verifyAfresh(projectId, token);
     if (this.#verified.size >= MAX_VERIFIED) this.#verified.clear();
-    this.#verified.set(token, verified);
-    return verified.access;
+    this.#verified.set(hash, verified);
+    return { ...verified.access, credential: token };
   }
 
   async #verifyAfresh(projectId: string, token: string): Promise<Verified> {
-    const parts = token.length <= MAX_TOKEN_LENGTH ? token.split(".") : [];
-    if (parts.length !== 3) throw refused("Invalid tenant token: expected a JWT of three base64url parts");
-    const header = jsonPart(parts[0]!, "header");
-    if (header.alg === "none" || (header.alg !== "EdDSA" && header.alg !== "ES256")) {
-      throw refused(`Tenant token algorithm ${JSON.stringify(header.alg)} is not accepted: use "EdDSA" or "ES256"`);
-    }
-    if (typeof header.kid !== "string" || header.kid === "" || header.kid.length > 128) {
-      throw refused('Invalid tenant token: its header names no "kid", the keyId of a registered public key');
-    }
+    const { parts, header } = tokenHeader(token);
     const record = await this.#registeredKey(projectId, header.kid);
     const algorithm = tokenAlgorithmOf(record.publicKey!);
     if (typeof algorithm === "string" || algorithm.alg !== header.alg) {
@@ -90,8 +86,7 @@ export class TenantTokens {
     };
     const beyond = widerThan(scope, record);
     if (beyond !== null) throw refused(`Tenant token grants ${beyond}, beyond its key "${record.id}"`);
-    const access = { keyId: record.id, scope, tenantFilters, credential: token };
-    return { projectId, keyId: record.id, expires, access };
+    return { projectId, keyId: record.id, expires, access: { keyId: record.id, scope, tenantFilters } };
   }
 
   /** The registered public key `keyId` of the project, unless it is missing, expired or a secret key. */
@@ -120,6 +115,25 @@ export class TenantTokens {
   }
 }
 
+/** The `kid` of a token's header: the id of the registered key that signed it; 403 for a token that is no JWT. */
+export function tokenKeyId(token: string): string {
+  return tokenHeader(token).header.kid;
+}
+
+/** A token's three parts, and its header with an accepted `alg` and a `kid`; 403 otherwise. */
+function tokenHeader(token: string): { parts: string[]; header: { alg: "EdDSA" | "ES256"; kid: string } } {
+  const parts = token.length <= MAX_TOKEN_LENGTH ? token.split(".") : [];
+  if (parts.length !== 3) throw refused("Invalid tenant token: expected a JWT of three base64url parts");
+  const header = jsonPart(parts[0]!, "header");
+  if (header.alg === "none" || (header.alg !== "EdDSA" && header.alg !== "ES256")) {
+    throw refused(`Tenant token algorithm ${JSON.stringify(header.alg)} is not accepted: use "EdDSA" or "ES256"`);
+  }
+  if (typeof header.kid !== "string" || header.kid === "" || header.kid.length > 128) {
+    throw refused('Invalid tenant token: its header names no "kid", the keyId of a registered public key');
+  }
+  return { parts, header: { alg: header.alg, kid: header.kid } };
+}
+
 function refused(message: string): ApiError {
   return new ApiError(403, message);
 }
@@ -128,12 +142,23 @@ function isoTime(ms: number): string {
   return Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : String(ms);
 }
 
+/**
+ * The bytes of a token's part, decoded strictly: only the canonical encoding (no padding, white space or stray bits) is
+ * accepted, so that one token has one text and cannot be varied to fill the cache of verified tokens.
+ */
 function base64url(part: string, name: string): Uint8Array<ArrayBuffer> {
+  let bytes: Uint8Array<ArrayBuffer> | undefined;
   try {
-    return Uint8Array.fromBase64(part, { alphabet: "base64url" });
+    bytes = Uint8Array.fromBase64(part, { alphabet: "base64url" });
   } catch {
-    throw refused(`Invalid tenant token: its ${name} is not base64url`);
+    // Refused below.
   }
+  if (bytes === undefined || bytes.toBase64({ alphabet: "base64url", omitPadding: true }) !== part) {
+    throw refused(
+      `Invalid tenant token: its ${name} is not canonical base64url (no padding, white space or stray bits)`,
+    );
+  }
+  return bytes;
 }
 
 function jsonPart(part: string, name: string): Record<string, unknown> {

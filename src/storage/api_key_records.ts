@@ -1,5 +1,15 @@
-/** Scoped keys in Deno KV: a record per key, a hash index for secrets, and a separate record of last use. */
-import { apiKeyHashKey, apiKeyKey, apiKeysPrefix, apiKeyUsageKey, apiKeyUsagePrefix } from "./kv_keys.ts";
+/**
+ * Scoped keys in Deno KV: a record per key, a hash index for secrets, a project index for public keys, and a separate
+ * record of last use.
+ */
+import {
+  apiKeyHashKey,
+  apiKeyKey,
+  apiKeysPrefix,
+  apiKeyUsageKey,
+  apiKeyUsagePrefix,
+  publicKeyProjectKey,
+} from "./kv_keys.ts";
 
 /** A scoped key as stored: a secret's hash or a public JWK, never a secret. */
 export interface ApiKeyRecord {
@@ -26,7 +36,10 @@ export interface ApiKeyHashEntry {
   keyId: string;
 }
 
-/** Stores a new key, and its hash index for a secret key; false when the id or hash is taken. */
+/**
+ * Stores a new key, and its hash index for a secret key or its project index for a public key; false when the id or
+ * hash is taken.
+ */
 export async function insertApiKey(kv: Deno.Kv, record: ApiKeyRecord): Promise<boolean> {
   const key = apiKeyKey(record.projectId, record.id);
   const commit = kv.atomic().check({ key, versionstamp: null }).set(key, record);
@@ -34,6 +47,9 @@ export async function insertApiKey(kv: Deno.Kv, record: ApiKeyRecord): Promise<b
     const hashKey = apiKeyHashKey(record.keyHash);
     const entry: ApiKeyHashEntry = { projectId: record.projectId, keyId: record.id };
     commit.check({ key: hashKey, versionstamp: null }).set(hashKey, entry);
+  } else {
+    const projectOf = publicKeyProjectKey(record.id);
+    commit.check({ key: projectOf, versionstamp: null }).set(projectOf, record.projectId);
   }
   return (await commit.commit()).ok;
 }
@@ -50,13 +66,14 @@ export async function getApiKey(kv: Deno.Kv, projectId: string, keyId: string): 
   return (await kv.get<ApiKeyRecord>(apiKeyKey(projectId, keyId))).value;
 }
 
-/** Deletes a key with its hash index and use record; false when it does not exist. */
+/** Deletes a key with its hash or project index and its use record; false when it does not exist. */
 export async function deleteApiKey(kv: Deno.Kv, projectId: string, keyId: string): Promise<boolean> {
   for (;;) {
     const entry = await kv.get<ApiKeyRecord>(apiKeyKey(projectId, keyId));
     if (entry.value === null) return false;
     const commit = kv.atomic().check(entry).delete(entry.key).delete(apiKeyUsageKey(projectId, keyId));
     if (entry.value.keyHash !== undefined) commit.delete(apiKeyHashKey(entry.value.keyHash));
+    else commit.delete(publicKeyProjectKey(keyId));
     if ((await commit.commit()).ok) return true;
   }
 }

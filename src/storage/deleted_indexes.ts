@@ -1,9 +1,10 @@
 /**
- * Deleted indexes within their undo window: the record as it was, kept under the index's id with its data, until
- * `restoreIndex` brings it back under its name or the window ends and the collector reclaims it.
+ * Deleted indexes within their undo window: the record as it was, kept under the index's id with its data and search
+ * analytics, until `restoreIndex` brings it back under its name or the window ends and the collector reclaims it.
  */
 import type { DeletedIndex, IndexRecord, TrashMarker } from "./index_records.ts";
 import { aliasKey, deletedIndexesPrefix, indexKey, trashKey } from "./kv_keys.ts";
+import { deleteIndexAnalytics } from "./analytics_records.ts";
 
 /** A project's deleted indexes that can still be restored, by id. */
 export async function listDeletedIndexes(kv: Deno.Kv, projectId: string, now = Date.now()): Promise<DeletedIndex[]> {
@@ -41,15 +42,24 @@ export async function restoreDeletedIndex(
   }
 }
 
-/** Moves the deleted indexes whose window has ended to the trash, for the collector; returns their ids. */
+/**
+ * Moves the deleted indexes whose window has ended to the trash, for the collector, and deletes their search analytics;
+ * returns their ids.
+ */
 export async function expireDeletedIndexes(kv: Deno.Kv, now = Date.now()): Promise<string[]> {
   const expired: string[] = [];
   for await (const entry of kv.list<DeletedIndex>({ prefix: deletedIndexesPrefix() })) {
     if (Date.parse(entry.value.expiresAt) > now) continue;
+    const { record } = entry.value;
     const marker: TrashMarker = { reason: "deleted", since: now };
-    const result = await kv.atomic().check(entry).delete(entry.key).set(trashKey(entry.value.record.id), marker)
-      .commit();
-    if (result.ok) expired.push(entry.value.record.id);
+    const result = await kv.atomic().check(entry).delete(entry.key).set(trashKey(record.id), marker).commit();
+    if (!result.ok) continue;
+    expired.push(record.id);
+    await deleteIndexAnalytics(kv, {
+      projectId: record.projectId,
+      indexName: record.name,
+      indexCreatedAt: record.createdAt,
+    });
   }
   return expired;
 }

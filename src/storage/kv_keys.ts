@@ -136,11 +136,20 @@ export function backupStateKey() {
 }
 
 /**
- * The prefixes of the durable records a backup copies as they are, besides indexes and their documents: projects,
- * scoped keys with their hash index and last use, aliases and webhook secrets.
+ * The prefixes of the durable records a backup copies as they are, besides indexes and their documents: projects with
+ * their key hash index, scoped keys with their hash and public key indexes and last use, aliases and webhook secrets.
  */
 export function backedUpRecordPrefixes(): Deno.KvKey[] {
-  return [["projects"], ["keys"], ["key_hashes"], ["key_usage"], ["aliases"], ["webhook_secrets"]];
+  return [
+    ["projects"],
+    ["project_key_hashes"],
+    ["keys"],
+    ["key_hashes"],
+    ["public_key_projects"],
+    ["key_usage"],
+    ["aliases"],
+    ["webhook_secrets"],
+  ];
 }
 
 /** Every prefix that holds data of one index id, for garbage collection. */
@@ -170,6 +179,16 @@ export function apiKeysPrefix(projectId: string) {
 /** Which key a secret's hash belongs to, so that a presented secret finds its key with one read. */
 export function apiKeyHashKey(keyHash: string) {
   return ["key_hashes", keyHash] as const;
+}
+
+/** Which project a project key's hash belongs to, so that a presented key is checked before the request's body is read. */
+export function projectKeyHashKey(keyHash: string) {
+  return ["project_key_hashes", keyHash] as const;
+}
+
+/** Which project a registered public key belongs to, so that a tenant token is checked before the body is read. */
+export function publicKeyProjectKey(keyId: string) {
+  return ["public_key_projects", keyId] as const;
 }
 
 /** When a key was last used, written apart from the key so that use never contends with the key's record. */
@@ -232,15 +251,24 @@ export function storeFormatKey() {
   return ["store_format"] as const;
 }
 
-/** The head of one UTC day (`YYYY-MM-DD`) of an index's search analytics: which version of its tally is current. */
-export function analyticsDayKey(projectId: string, indexName: string, day: string) {
-  return ["analytics", projectId, indexName, day] as const;
+/**
+ * The head of one UTC day (`YYYY-MM-DD`) of an index's search analytics: which version of its tally is current. The
+ * index is told from others of its name by when it was created (its `createdAt`); heads written before that have no
+ * last part.
+ */
+export function analyticsDayKey(projectId: string, indexName: string, day: string, indexCreatedAt: string) {
+  return ["analytics", projectId, indexName, day, indexCreatedAt] as const;
 }
 
-/** The prefix of the analytics heads of an index, or of every index. */
+/** The prefix of the analytics heads of an index name, of a project, or of every project. */
 export function analyticsPrefix(projectId?: string, indexName?: string): Deno.KvKey {
   if (projectId === undefined) return ["analytics"];
   return indexName === undefined ? ["analytics", projectId] : ["analytics", projectId, indexName];
+}
+
+/** Every prefix that holds search analytics of a project: the heads and the chunks of all its indexes' days. */
+export function projectAnalyticsPrefixes(projectId: string): Deno.KvKey[] {
+  return [["analytics", projectId], ["analytics_chunks", projectId]];
 }
 
 /** One chunk of a version of a day's analytics tally. */

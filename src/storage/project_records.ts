@@ -1,18 +1,20 @@
 /**
  * Project records in Deno KV: read, insert, list, replace the key hash, delete with their indexes, deleted indexes,
- * aliases, keys and webhook secret.
+ * aliases, keys, webhook secret and search analytics.
  */
 import {
   aliasesPrefix,
   deletedIndexesPrefix,
   indexesPrefix,
   projectKey,
+  projectKeyHashKey,
   projectsPrefix,
   trashKey,
   webhookSecretKey,
 } from "./kv_keys.ts";
 import type { DeletedIndex, IndexRecord, TrashMarker } from "./index_records.ts";
 import { deleteProjectApiKeys } from "./api_key_records.ts";
+import { deleteProjectAnalytics } from "./analytics_records.ts";
 
 /** A project as stored; the key itself is never stored. */
 export interface ProjectRecord {
@@ -26,10 +28,11 @@ export async function getProject(kv: Deno.Kv, projectId: string): Promise<Projec
   return (await kv.get<ProjectRecord>(projectKey(projectId))).value;
 }
 
-/** Stores a new project; false when the id is taken. */
+/** Stores a new project with its key hash index; false when the id is taken. */
 export async function insertProject(kv: Deno.Kv, record: ProjectRecord): Promise<boolean> {
   const key = projectKey(record.id);
-  return (await kv.atomic().check({ key, versionstamp: null }).set(key, record).commit()).ok;
+  const commit = kv.atomic().check({ key, versionstamp: null }).set(key, record);
+  return (await commit.set(projectKeyHashKey(record.keyHash), record.id).commit()).ok;
 }
 
 /** Lists every project in id order. */
@@ -44,14 +47,25 @@ export async function replaceProjectKeyHash(kv: Deno.Kv, projectId: string, keyH
   for (;;) {
     const entry = await kv.get<ProjectRecord>(projectKey(projectId));
     if (entry.value === null) return false;
-    const result = await kv.atomic().check(entry).set(entry.key, { ...entry.value, keyHash }).commit();
-    if (result.ok) return true;
+    const commit = kv.atomic().check(entry).set(entry.key, { ...entry.value, keyHash });
+    await dropKeyHash(kv, commit, entry.value);
+    if ((await commit.set(projectKeyHashKey(keyHash), projectId).commit()).ok) return true;
   }
 }
 
 /**
- * Deletes a project, its keys and its indexes; the indexes' data is marked as garbage for collection. Returns false if no such
- * project.
+ * Adds to `commit` the deletion of `project`'s key hash index entry, checked, unless the entry names another project
+ * (a key given at creation, as the testing harness gives, may be another project's too).
+ */
+async function dropKeyHash(kv: Deno.Kv, commit: Deno.AtomicOperation, project: ProjectRecord): Promise<void> {
+  const hashEntry = await kv.get<string>(projectKeyHashKey(project.keyHash));
+  commit.check(hashEntry);
+  if (hashEntry.value === project.id) commit.delete(hashEntry.key);
+}
+
+/**
+ * Deletes a project, its keys, its indexes and their search analytics; the indexes' data is marked as garbage for
+ * collection. Returns false if no such project.
  */
 export async function deleteProject(kv: Deno.Kv, projectId: string): Promise<boolean> {
   const entry = await kv.get<ProjectRecord>(projectKey(projectId));
@@ -68,8 +82,14 @@ export async function deleteProject(kv: Deno.Kv, projectId: string): Promise<boo
   }
   for await (const alias of kv.list({ prefix: aliasesPrefix(projectId) })) await kv.delete(alias.key);
   await deleteProjectApiKeys(kv, projectId);
-  // A project made later under the same id must not sign its events with this one's secret.
+  // A project made later under the same id must not sign its events with this one's secret, nor read its searches.
   await kv.delete(webhookSecretKey(projectId));
-  await kv.delete(projectKey(projectId));
-  return true;
+  await deleteProjectAnalytics(kv, projectId);
+  for (;;) {
+    const current = await kv.get<ProjectRecord>(projectKey(projectId));
+    if (current.value === null) return true;
+    const commit = kv.atomic().check(current).delete(current.key);
+    await dropKeyHash(kv, commit, current.value);
+    if ((await commit.commit()).ok) return true;
+  }
 }

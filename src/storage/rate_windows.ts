@@ -8,26 +8,27 @@ const WINDOW_KEPT_MS = 2 * 60_000;
 export interface RateCount {
   /** The window's count after this one, across every instance. */
   total: number;
-  /** How many of the requests that asked were admitted, in order. */
+  /** How many of the requests that asked were admitted: the first ones, in order, whose costs fit. */
   admitted: number;
 }
 
 /**
- * Adds `counted` requests that were already admitted, and admits up to `asking` more while the window's count stays at
- * or under `limit`, in one atomic step.
+ * Adds `counted` requests that were already admitted, and admits the requests that ask (each of its cost, in order)
+ * while the window's count stays at or under `limit`, in one atomic step.
  */
 export async function countInWindow(
   kv: Deno.Kv,
   keyId: string,
   window: number,
-  { counted, asking, limit }: { counted: number; asking: number; limit: number },
+  { counted, asking, limit }: { counted: number; asking: readonly number[]; limit: number },
 ): Promise<RateCount> {
   const key = rateWindowKey(keyId, window);
   for (;;) {
     const entry = await kv.get<number>(key);
     const before = (entry.value ?? 0) + counted;
-    const admitted = Math.max(0, Math.min(asking, limit - before));
-    const total = before + admitted;
+    let admitted = 0;
+    let total = before;
+    while (admitted < asking.length && total + asking[admitted]! <= limit) total += asking[admitted++]!;
     if (total === (entry.value ?? 0)) return { total, admitted };
     const result = await kv.atomic().check(entry).set(key, total, { expireIn: WINDOW_KEPT_MS }).commit();
     if (result.ok) return { total, admitted };

@@ -24,10 +24,16 @@ export function normalizeHost(text: string): string | null {
   return port === undefined ? url.hostname : `${url.hostname}:${port}`;
 }
 
-/** Whether `url`'s host is in `allowed` (normalized by {@link normalizeHost}), by name alone or with its port. */
+/**
+ * Whether `url`'s host and port are in `allowed` (normalized by {@link normalizeHost}): a listed `host:port` allows
+ * that port, and a listed host without one the scheme's default port only (443 for https, 80 for http), so that
+ * allowing `localhost` does not open every local port.
+ */
 export function hostAllowed(url: URL, allowed: readonly string[]): boolean {
+  // A URL leaves out its scheme's default port, even when it was written: "https://a:443/" has the port "".
+  if (url.port === "" && allowed.includes(url.hostname)) return true;
   const port = url.port !== "" ? url.port : url.protocol === "https:" ? "443" : "80";
-  return allowed.includes(url.hostname) || allowed.includes(`${url.hostname}:${port}`);
+  return allowed.includes(`${url.hostname}:${port}`);
 }
 
 /** Whether a URL's hostname is a loopback address: `localhost`, `127.0.0.0/8` or `[::1]`. */

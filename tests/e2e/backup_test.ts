@@ -1,13 +1,14 @@
 /**
  * End-to-end through `main.ts` processes: `backup now` and `restore` by the real CLI, scheduled backups and their
- * retention, a SIGKILL in the middle of a backup, and two instances over one store writing one backup per interval.
+ * retention, a SIGKILL in the middle of a backup, two instances over one store writing one backup per interval, and
+ * the modes of a backup's files.
  */
 import assert from "node:assert/strict";
 import { VOCAB_WORDS } from "../../tools/tiny_bert.ts";
 import { mulberry32 } from "../../src/util/seeded_random.ts";
 import { readManifest } from "../../src/backup/backup_manifest.ts";
 import { fileChecksum } from "../../src/backup/jsonl_gz_file.ts";
-import { temporaryDir, testModels } from "../_helpers.ts";
+import { startTestServer, temporaryDir, testModels } from "../_helpers.ts";
 import {
   metricIn,
   metricsText,
@@ -380,4 +381,58 @@ Deno.test("two instances over one store write one backup per interval between th
   }
   assert.equal(metricIn(textA, 'quire_backups_total{result="failed"}'), 0);
   assert.equal(metricIn(textB, 'quire_backups_total{result="failed"}'), 0);
+});
+
+/** The permission bits of every directory and file under `path`, `path` included, by path. */
+async function modesUnder(path: string): Promise<Map<string, { directory: boolean; mode: number }>> {
+  const modes = new Map<string, { directory: boolean; mode: number }>();
+  const info = await Deno.stat(path);
+  modes.set(path, { directory: info.isDirectory, mode: info.mode! & 0o777 });
+  if (info.isDirectory) {
+    for await (const entry of Deno.readDir(path)) {
+      for (const [inner, mode] of await modesUnder(`${path}/${entry.name}`)) modes.set(inner, mode);
+    }
+  }
+  return modes;
+}
+
+Deno.test("a backup is for its owner's eyes only, whatever the umask; a restore of a damaged one writes nothing", async () => {
+  let kvPath: string;
+  {
+    await using server = await startTestServer();
+    await server.ok({ action: "createIndex", indexName: "faq", docs: [{ id: "1", text: "a confidential report" }] });
+    kvPath = server.kvPath;
+  }
+  const backupDir = `${await temporaryDir("quire-private-")}/backups`;
+  // The widest umask: without modes of its own, a backup would be readable and writable by everyone.
+  const backedUp = await new Deno.Command("sh", {
+    args: ["-c", 'umask 000 && exec "$0" "$@"', Deno.execPath(), "run", ...PERMISSIONS, MAIN, "backup", "now"],
+    env: { DENO_KV_PATH: kvPath, BACKUP_DIR: backupDir },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(backedUp.code, 0, decoder.decode(backedUp.stderr));
+  const backupPath = decoder.decode(backedUp.stdout).trim();
+  const modes = await modesUnder(backupDir);
+  assert.ok(modes.has(`${backupPath}/records.jsonl.gz`) && modes.has(`${backupPath}/indexes/000001.jsonl.gz`));
+  for (const [path, { directory, mode }] of modes) {
+    assert.equal(mode.toString(8), directory ? "700" : "600", path);
+  }
+
+  const records = await Deno.readFile(`${backupPath}/records.jsonl.gz`);
+  records[records.length - 10]! ^= 0xff;
+  await Deno.writeFile(`${backupPath}/records.jsonl.gz`, records);
+  const restoredPath = `${await temporaryDir("quire-restored-")}/quire.kv`;
+  const refused = await runCli({ DENO_KV_PATH: restoredPath }, "restore", backupPath);
+  assert.equal(refused.code, 1);
+  assert.match(
+    refused.stderr,
+    /^restore failed: The backup in ".+" is damaged: "records\.jsonl\.gz" has SHA-256 [0-9a-f]{64} \(\d+ bytes\), the manifest says [0-9a-f]{64} \(\d+ bytes\)\n$/,
+  );
+  const restored = await Deno.openKv(restoredPath);
+  try {
+    assert.deepEqual(await Array.fromAsync(restored.list({ prefix: [] })), [], "the store is as empty as it was");
+  } finally {
+    restored.close();
+  }
 });

@@ -57,7 +57,8 @@ Deno.test("a body cut short, or with broken chunks, is 400 with a JSON error, no
   await using server = await startTestServer();
   const { port } = new URL(server.url);
   const head = (framing: string) =>
-    `POST /manage HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-service-version: v1\r\n${framing}\r\n\r\n`;
+    `POST /manage HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-service-version: v1\r\n` +
+    `x-project-key: ${server.key}\r\n${framing}\r\n\r\n`;
   const cases = [
     head("content-length: 1000") + '{"action":',
     head("transfer-encoding: chunked") + '5\r\n{"act',

@@ -12,8 +12,8 @@ import { FIXTURE_SEARCHES } from "../../tools/make_store_fixture.ts";
 import { STORE_FORMAT_VERSION } from "../../src/storage/store_format.ts";
 import { storeFormatKey } from "../../src/storage/kv_keys.ts";
 
-/** The stores kept, each written by the commit it names: the main that issue 43 began from. */
-const FIXTURES = ["store-a281eac"];
+/** The stores kept, each written by the commit it names: the main that issue 43 began from (format 1), and the one before the credential indexes of format 3. */
+const FIXTURES = ["store-a281eac", "store-4992a89"];
 
 interface Fixture {
   commit: string;
@@ -94,7 +94,7 @@ for (const name of FIXTURES) {
       answer.hits.forEach((hit, h) => assert.ok(Math.abs(hit.score - was.hits[h]!.score) < 1e-6, `score ${hit.id}`));
       assert.deepEqual(answer.facets, was.facets);
     }
-    assert.match(output, new RegExp(`Upgraded the store from format 1 to ${STORE_FORMAT_VERSION}`));
+    assert.match(output, new RegExp(`Upgraded the store from format \\d to ${STORE_FORMAT_VERSION}`));
 
     // Keys: the project keys, the scoped key within its scope, and a tenant token of the registered public key.
     const acme = await callAs(server, { "x-project-key": fixture.keys.acme }, {

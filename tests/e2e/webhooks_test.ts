@@ -302,6 +302,31 @@ Deno.test("notify URLs are checked at request time: allowed host, https unless l
   });
 });
 
+Deno.test("a listed host:port allows that port only, a listed host without a port its scheme's default port only", async () => {
+  await using receiver = startReceiver();
+  const port = Number(new URL(receiver.url).port);
+  await using server = await startTestServer({ env: { WEBHOOK_ALLOWED_HOSTS: `localhost:${port},localhost` } });
+  // One index per accepted write: a second queued write to an index that is updating is a 409.
+  for (const indexName of ["listed-port", "default-port"]) {
+    await server.ok({ action: "createIndex", indexName, docs: [] });
+  }
+  const notify = (indexName: string, url: string) =>
+    server.call({ action: "addDocs", indexName, docs: [], options: { wait: false, notify: { url } } });
+  const otherPort = port === 65_535 ? port - 1 : port + 1;
+  for (const url of [`http://localhost:${otherPort}/hooks/quire`, "http://localhost:5432/"]) {
+    const refused = await notify("listed-port", url);
+    assert.equal(refused.status, 400, url);
+    assert.match(
+      (await refused.json()).error,
+      /^Invalid "options\.notify\.url": host "localhost:\d+" is not in WEBHOOK_ALLOWED_HOSTS$/,
+    );
+  }
+  const listed = await notify("listed-port", `http://localhost:${port}/hooks/quire`);
+  assert.equal(listed.status, 202, await listed.text());
+  const defaultPort = await notify("default-port", "http://localhost/hooks/quire");
+  assert.equal(defaultPort.status, 202, await defaultPort.text());
+});
+
 Deno.test("rotateWebhookSecret changes the key that signs events; only keys granted it by name manage the secret", async () => {
   await using receiver = startReceiver();
   await using server = await startTestServer({ env: { WEBHOOK_ALLOWED_HOSTS: receiver.host } });

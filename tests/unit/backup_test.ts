@@ -1,6 +1,7 @@
 /**
- * Unit: the backup's value encoding is lossless, and an index copied while writes land (small ones, and a large one
- * staged as a pending batch) restores as the index at the copy's revision, into a real KV file.
+ * Unit: the backup's value encoding is lossless, an index copied while writes land (small ones, and a large one
+ * staged as a pending batch) restores as the index at the copy's revision, into a real KV file, and a manifest that
+ * gives no checksum of a file is refused.
  */
 import assert from "node:assert/strict";
 import { fromKvJson, type Json, toKvJson } from "../../src/backup/kv_json.ts";
@@ -8,6 +9,8 @@ import { writeBackup } from "../../src/backup/write_backup.ts";
 import { restoreBackup } from "../../src/backup/restore_backup.ts";
 import { UNFINISHED_JOB_ERROR } from "../../src/backup/index_copy.ts";
 import { listBackups } from "../../src/backup/backup_directory.ts";
+import { MANIFEST_FILE, readManifest } from "../../src/backup/backup_manifest.ts";
+import { ApiError } from "../../src/api/api_error.ts";
 import {
   commitIndexChanges,
   createIndexRecord,
@@ -195,5 +198,23 @@ Deno.test("a queued job unfinished at the backup restores as failed, its staged 
   } finally {
     kv.close();
     target.close();
+  }
+});
+
+Deno.test("a manifest that gives no SHA-256 and size of a file is refused before anything is read", async () => {
+  const dir = await temporaryDir("quire-backup-unit-");
+  const kv = await Deno.openKv(`${dir}/source.kv`);
+  try {
+    const backup = await writeBackup(kv, `${dir}/backups`, { keep: 1 });
+    const manifest = JSON.parse(await Deno.readTextFile(`${backup.path}/${MANIFEST_FILE}`));
+    delete manifest.files[0].sha256;
+    await Deno.writeTextFile(`${backup.path}/${MANIFEST_FILE}`, JSON.stringify(manifest));
+    await assert.rejects(readManifest(backup.path), (error) => {
+      assert.ok(error instanceof ApiError && error.status === 422, String(error));
+      assert.match(error.message, /gives no SHA-256 and size of "records\.jsonl\.gz": the file cannot be checked/);
+      return true;
+    });
+  } finally {
+    kv.close();
   }
 });

@@ -1,6 +1,6 @@
 /** Unit: environment variables parse with defaults and fail with one clear line each. */
 import assert from "node:assert/strict";
-import { CONFIG_HELP, parseConfig } from "../../src/config.ts";
+import { type Config, CONFIG_HELP, parseConfig } from "../../src/config.ts";
 
 Deno.test("defaults apply when nothing is set", () => {
   const config = parseConfig({});
@@ -91,7 +91,7 @@ Deno.test("backups are off without BACKUP_DIR; BACKUP_INTERVAL is a duration of 
   assert.throws(() => parseConfig({ BACKUP_KEEP: "0" }), /^Error: Invalid BACKUP_KEEP "0": expected at least 1/);
 });
 
-Deno.test("the README's configuration table lists exactly the variables of --help, with their defaults", async () => {
+Deno.test("the README's configuration table lists exactly the variables of --help, with their defaults as set", async () => {
   const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
   const rows = [...readme.matchAll(/^\| `([A-Z_]+)` +\| ([^|]+?) +\|/gm)].map(([, name, cell]) =>
     [name!, cell!] as const
@@ -102,7 +102,12 @@ Deno.test("the README's configuration table lists exactly the variables of --hel
     const shown = cell.match(/^`([^`]*)`/)?.[1];
     const actual = defaults[name!];
     if (shown === undefined) assert.equal(actual, undefined, `${name} has a default the README does not show`);
-    else assert.equal(String(actual), shown, `the README's default of ${name}`);
+    // As an operator would set it: a duration such as `24h`, since a bare number of milliseconds is refused.
+    else {assert.deepEqual(
+        parseConfig({ [name]: shown })[name as keyof Config],
+        actual,
+        `the README's default of ${name}`,
+      );}
     if (actual !== undefined) {
       assert.match(CONFIG_HELP[name as keyof typeof CONFIG_HELP], /default/, `--help of ${name}`);
     }

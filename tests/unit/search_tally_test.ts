@@ -1,6 +1,7 @@
 /** Search tallies: counting, the bound of distinct queries, merging, the latency quantiles, and their stored form. */
 import assert from "node:assert/strict";
 import {
+  addSearchedClicks,
   countClick,
   countSearch,
   decodeTally,
@@ -39,6 +40,19 @@ Deno.test("merging adds every count and keeps the most searched queries, the hel
   assert.equal(merged.noResultSearches, 5);
   assert.deepEqual([...merged.queries].map(([query, counts]) => [query, counts.count]), [["d", 3], ["a", 2], ["b", 2]]);
   assert.deepEqual(merged.queries.get("a"), { count: 2, results: 1, noResults: 1, clicks: 0, clickPositions: 0 });
+});
+
+Deno.test("clicks count toward queries the day has searches of, and the others are handed back", () => {
+  const day = emptyTally();
+  countSearch(day, { query: "couch", results: 2, tookMs: 1 }, 10);
+  countClick(day, "legacy", 1, 10);
+  const clicks = emptyTally();
+  for (const query of ["couch", "couch", "made up", "legacy"]) countClick(clicks, query, 2, 10);
+  const unsearched = addSearchedClicks(day, clicks);
+  assert.deepEqual(day.queries.get("couch"), { count: 1, results: 2, noResults: 0, clicks: 2, clickPositions: 4 });
+  assert.deepEqual(day.queries.get("legacy")?.clicks, 1, "an entry of clicks alone is no search");
+  assert.deepEqual([...unsearched.queries.keys()], ["made up", "legacy"]);
+  assert.equal(day.queries.has("made up"), false, "no place taken");
 });
 
 Deno.test("latency quantiles come from the histogram within 1%", () => {

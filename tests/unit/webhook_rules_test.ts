@@ -50,16 +50,25 @@ Deno.test("WEBHOOK_ALLOWED_HOSTS is absent by default, a list of normalized host
   );
 });
 
-Deno.test("a host matches by name alone, or by name and port with the scheme's default port filled in", () => {
-  const allowed = ["hooks.example.com", "api.example.com:8443", "127.0.0.1:9000", "[::1]"];
+Deno.test("a listed host:port allows that port, a listed host without one its scheme's default port only", () => {
+  const allowed = ["hooks.example.com", "api.example.com:8443", "127.0.0.1:9000", "[::1]", "localhost"];
   assert.ok(hostAllowed(new URL("https://hooks.example.com/x"), allowed));
-  assert.ok(hostAllowed(new URL("https://hooks.example.com:9999/x"), allowed));
+  assert.ok(hostAllowed(new URL("https://hooks.example.com:443/x"), allowed), "443 is https's default");
+  assert.ok(!hostAllowed(new URL("https://hooks.example.com:9999/x"), allowed));
+  assert.ok(!hostAllowed(new URL("https://hooks.example.com:80/x"), allowed), "80 is http's default, not https's");
   assert.ok(hostAllowed(new URL("https://api.example.com:8443/x"), allowed));
   assert.ok(!hostAllowed(new URL("https://api.example.com/x"), allowed));
   assert.ok(hostAllowed(new URL("https://api.example.com:443/x"), ["api.example.com:443"]), "443 is https's default");
+  assert.ok(hostAllowed(new URL("https://api.example.com/x"), ["api.example.com:443"]));
+  assert.ok(hostAllowed(new URL("http://api.example.com/x"), ["api.example.com:80"]), "80 is http's default");
   assert.ok(hostAllowed(new URL("http://127.0.0.1:9000/x"), allowed));
   assert.ok(!hostAllowed(new URL("http://127.0.0.1:9001/x"), allowed));
-  assert.ok(hostAllowed(new URL("http://[::1]:5/x"), allowed));
+  assert.ok(!hostAllowed(new URL("http://127.0.0.1/x"), allowed));
+  assert.ok(hostAllowed(new URL("http://[::1]/x"), allowed));
+  assert.ok(!hostAllowed(new URL("http://[::1]:5/x"), allowed));
+  assert.ok(hostAllowed(new URL("http://localhost/x"), allowed));
+  assert.ok(hostAllowed(new URL("http://localhost:80/x"), allowed));
+  assert.ok(!hostAllowed(new URL("http://localhost:5432/x"), allowed), "a local database is not a webhook receiver");
   assert.ok(!hostAllowed(new URL("https://evil.hooks.example.com/x"), allowed), "no subdomains");
   for (const hostname of ["localhost", "127.0.0.1", "127.9.8.7", "[::1]"]) assert.ok(isLoopbackHostname(hostname));
   for (const hostname of ["localhost.example", "128.0.0.1", "[::2]", "0.0.0.0"]) {
@@ -70,7 +79,7 @@ Deno.test("a host matches by name alone, or by name and port with the scheme's d
 Deno.test("notify URLs: https to an allowed host, http only to an allowed loopback host, nothing when none is allowed", () => {
   const allowed = ["hooks.example.com", "127.0.0.1:9000", "localhost", "[::1]"];
   for (
-    const url of ["https://hooks.example.com/q?x=1", "http://127.0.0.1:9000/", "http://localhost:1/", "http://[::1]/"]
+    const url of ["https://hooks.example.com/q?x=1", "http://127.0.0.1:9000/", "http://localhost/", "http://[::1]/"]
   ) {
     assert.equal(notifyUrlProblem(url, allowed), null, url);
   }
@@ -78,6 +87,7 @@ Deno.test("notify URLs: https to an allowed host, http only to an allowed loopba
     ["http://hooks.example.com/", /use https: http is taken only for loopback hosts/],
     ["https://other.example.com/", /host "other\.example\.com" is not in WEBHOOK_ALLOWED_HOSTS/],
     ["http://127.0.0.1:9001/", /host "127\.0\.0\.1:9001" is not in/],
+    ["http://localhost:1/", /host "localhost:1" is not in WEBHOOK_ALLOWED_HOSTS/],
     ["ws://hooks.example.com/", /the scheme "ws" is not taken/],
     ["https://a:b@hooks.example.com/", /user name or password/],
     ["/relative", /is not an absolute URL/],
