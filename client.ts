@@ -111,7 +111,7 @@ export class QuireClient {
       action: "createIndex",
       projectId: this.#projectId,
       indexName: name,
-      docs,
+      docs: docs.map(withVectorBase64),
       modelId: options.modelId,
       options: { wait: options.wait, notify: options.notify, passages: options.passages, language: options.language },
     }, options);
@@ -145,7 +145,7 @@ export class QuireClient {
       action: "addDocs",
       projectId: this.#projectId,
       indexName: name,
-      docs,
+      docs: docs.map(withVectorBase64),
       options: { upsert: options.upsert, wait: options.wait, notify: options.notify },
     }, options);
     return await response.json() as ResponseOf<"addDocs"> | Index;
@@ -173,7 +173,9 @@ export class QuireClient {
     };
     const total: AddDocsResult = { added: 0, updated: 0, ...options.upsert === false ? { skipped: 0 } : {} };
     let done = 0;
-    for (const batch of batchesOf(docs, { batchSize, maxBytes: maxBodyBytes - jsonBytes(envelope) })) {
+    // Sized as they are sent: a vector as base64 takes about a third of its JSON numbers' bytes.
+    const wire = docs.map(withVectorBase64);
+    for (const batch of batchesOf(wire, { batchSize, maxBytes: maxBodyBytes - jsonBytes(envelope) })) {
       const result = await this.addDocs(name, batch, { upsert: options.upsert });
       total.added += result.added;
       total.updated += result.updated;
@@ -403,6 +405,27 @@ async function errorOf(response: Response, action: string): Promise<QuireError> 
     // Not the service's JSON (a proxy's error page, say): the status says what happened.
   }
   return new QuireError(response.status, `HTTP ${response.status} ${response.statusText}`.trim(), action);
+}
+
+/**
+ * `doc` as it is sent: its `vector` as `vectorBase64`, the base64 of its little-endian float32 values, which the server
+ * reads many times faster than JSON numbers and which stores the same float32 values.
+ */
+function withVectorBase64(doc: DocumentInput): DocumentInput {
+  if (doc.vector === undefined || doc.vectorBase64 !== undefined) return doc;
+  const { vector, ...rest } = doc;
+  const view = new DataView(new ArrayBuffer(4 * vector.length));
+  vector.forEach((value, i) => view.setFloat32(4 * i, value, true));
+  return { ...rest, vectorBase64: base64Of(new Uint8Array(view.buffer)) };
+}
+
+/** Base64 of `bytes`: `Uint8Array.prototype.toBase64` where the runtime has it, `btoa` elsewhere. */
+function base64Of(bytes: Uint8Array): string {
+  const withBase64 = bytes as Uint8Array & { toBase64?: () => string };
+  if (typeof withBase64.toBase64 === "function") return withBase64.toBase64();
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }
 
 function jsonBytes(value: unknown): number {

@@ -2,10 +2,10 @@
  * The export format of an index, JSON Lines: a header line with the index's settings, then one line per document
  * with its id, text, metadata and passages, each passage's vector as base64 of its float32 values (little-endian).
  */
-import { Buffer } from "node:buffer";
 import type { PassageSettings } from "../passages/passage_settings.ts";
 import type { StoredDoc } from "../storage/doc_change_codec.ts";
 import type { IndexSettings } from "../api/settings_schemas.ts";
+import { encodeVector } from "../util/vector_base64.ts";
 
 /** The first line of an export. */
 export interface ExportHeader {
@@ -41,19 +41,4 @@ export function exportedDoc(id: string, doc: StoredDoc): ExportedDoc {
   if (doc.metadata !== undefined) line.metadata = doc.metadata;
   line.passages = doc.passages.map(({ start, end, vector }) => ({ start, end, vector: encodeVector(vector) }));
   return line;
-}
-
-/** A vector as base64 of its float32 bytes. */
-export function encodeVector(vector: Float32Array): string {
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64");
-}
-
-/** The vector that {@link encodeVector} wrote; undefined for text that is not base64 of whole float32 values. */
-export function decodeVector(text: string): Float32Array | undefined {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return undefined;
-  const bytes = Buffer.from(text, "base64");
-  if (bytes.byteLength === 0 || bytes.byteLength % 4 !== 0) return undefined;
-  const vector = new Float32Array(bytes.byteLength / 4);
-  new Uint8Array(vector.buffer).set(bytes);
-  return vector.every(Number.isFinite) ? vector : undefined;
 }

@@ -23,7 +23,7 @@ import {
 import { indexKey } from "../storage/kv_keys.ts";
 import { StoredDocBuilder } from "../writes/stored_docs.ts";
 import { checkedPassageSettings, indexEmbedding } from "../writes/index_embedding.ts";
-import { decodeVector } from "./export_format.ts";
+import { decodeVector } from "../util/vector_base64.ts";
 import { settingsInputSchema } from "../api/settings_schemas.ts";
 import { writeSettingsVersion } from "../storage/settings_records.ts";
 

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { type BatchProgress, type DocumentInput, QuireClient, QuireError } from "../../client.ts";
 import { startTestServer, type TestServer } from "../_helpers.ts";
+import { TINY_BERT } from "../../tools/tiny_bert.ts";
 
 function clientOf(server: TestServer, options: { key?: string; fetch?: typeof fetch } = {}): QuireClient {
   return new QuireClient({
@@ -91,6 +92,23 @@ Deno.test("the client runs a whole index lifecycle: batches with progress, pagin
   assert.deepEqual(await quire.deleteDocs("faq", ["1", "nope"]), { deleted: 1 });
   assert.equal(await quire.deleteIndex("faq"), true);
   await assertQuireError(quire.getIndex("faq"), 404, "getIndex", /"faq"/);
+});
+
+Deno.test("the client sends a document's vector as vectorBase64, which stores the same float32 values", async () => {
+  await using server = await startTestServer();
+  const bodies: string[] = [];
+  const quire = clientOf(server, { fetch: (input, init) => (bodies.push(String(init?.body)), fetch(input, init)) });
+  const vector = Array.from({ length: TINY_BERT.hidden }, (_, i) => Math.sin(i + 0.5));
+  await quire.createIndex("own", [{ id: "own", text: "a lantern", vector }]);
+  await quire.addDocsInBatches("own", [{ id: "batched", text: "a lamp", vector: vector.map((value) => -value) }]);
+  for (const body of bodies) {
+    const [sent] = JSON.parse(body).docs;
+    assert.equal(sent.vector, undefined, "no JSON numbers");
+    assert.equal(typeof sent.vectorBase64, "string");
+  }
+  const { hits } = await quire.search("own", "", { vector, mode: "vector", include: ["score"] });
+  assert.deepEqual(hits.map((hit) => hit.id), ["own", "batched"]);
+  assert.ok(Math.abs(hits[0]!.score! - 1) < 1e-6 && Math.abs(hits[1]!.score! + 1) < 1e-6, JSON.stringify(hits));
 });
 
 Deno.test("the client rejects refusals with a QuireError carrying status, message and action", async () => {

@@ -329,6 +329,27 @@ Deno.test("an external-model index stores client vectors and ranks vector search
   assert.deepEqual(windy.hits.map((hit) => hit.id).sort(), ["aligned", "side"]);
 });
 
+Deno.test("a vector sent as vectorBase64 ranks as the same numbers do; bad base64 or both fields are 400", async () => {
+  await using server = await startQuire();
+  const base64Of = (vector: number[]) => new Uint8Array(new Float32Array(vector).buffer).toBase64();
+  const asBase64 = EXT_DOCS.map(({ vector, ...doc }) => ({ ...doc, vectorBase64: base64Of(vector) }));
+  await ok(server, { action: "createIndex", indexName: "numbers", modelId: "ext-8", docs: EXT_DOCS });
+  await ok(server, { action: "createIndex", indexName: "bytes", modelId: "ext-8", docs: asBase64.slice(0, 2) });
+  await ok(server, { action: "addDocs", indexName: "bytes", docs: asBase64.slice(2) });
+  const ranked = async (indexName: string) =>
+    (await search(server, indexName, { vector: EXT_QUERY, mode: "vector", include: ["score"] })).hits;
+  assert.deepEqual(await ranked("bytes"), await ranked("numbers"), "the same hits and scores");
+
+  const bad = (vectorBase64: string, vector?: number[]) =>
+    server.call({ action: "addDocs", indexName: "bytes", docs: [{ id: "bad", text: "", vectorBase64, vector }] });
+  await assertJsonError(await bad("not base64!"), 400, /docs\[0\]\.vectorBase64/);
+  await assertJsonError(await bad(new Uint8Array(7).toBase64()), 400, /float32/);
+  await assertJsonError(await bad(base64Of([1, NaN, 0, 0, 0, 0, 0, 0])), 400, /finite/);
+  await assertJsonError(await bad(base64Of([1, 2, 3])), 400, /\bbad\b[^]*\b8\b/);
+  await assertJsonError(await bad(base64Of(EXT_QUERY), EXT_QUERY), 400, /cannot be combined with "vector"/);
+  assert.equal((await getIndex(server, "bytes")).docCount, EXT_DOCS.length, "nothing bad was written");
+});
+
 Deno.test("search modes on an external-model index: hybrid needs query and vector, fulltext ignores vector", async (t) => {
   await using server = await startQuire();
   await ok(server, { action: "createIndex", indexName: "ext", modelId: "ext-8", docs: EXT_DOCS });
