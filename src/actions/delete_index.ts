@@ -8,7 +8,7 @@ import { ApiError } from "../api/api_error.ts";
 import { deleteIndexRecord } from "../storage/index_records.ts";
 import { listAliasRecords } from "../storage/alias_records.ts";
 import { collectIndexData } from "../storage/garbage_collector.ts";
-import { deleteIndexAnalytics } from "../storage/analytics_records.ts";
+import { analyticsIndexOf, deleteIndexAnalytics } from "../storage/analytics_records.ts";
 import { writeToIndex } from "../writes/index_write.ts";
 
 /** Deletes the index; 404 if unknown, 409 naming an alias that points at it. */
@@ -24,13 +24,13 @@ export async function deleteIndex(ctx: ServiceContext, request: RequestOf<"delet
       );
     }
     if (!await deleteIndexRecord(ctx.kv, entry, ctx.undoWindowMs)) return undefined;
-    const { id: indexId, projectId, name: indexName, createdAt: indexCreatedAt } = entry.value;
+    const indexId = entry.value.id;
     ctx.records.invalidate(entry.key);
     ctx.indexStates.drop(indexId);
     if (ctx.undoWindowMs === 0) {
       ctx.background.run(`collect index ${indexId}`, async () => {
         await collectIndexData(ctx.kv, indexId);
-        await deleteIndexAnalytics(ctx.kv, { projectId, indexName, indexCreatedAt });
+        await deleteIndexAnalytics(ctx.kv, analyticsIndexOf(entry.value));
       });
     }
     return true as const;

@@ -5,6 +5,7 @@ import { DEFAULT_HIT_FIELDS, type RequestOf } from "../api/request_schemas.ts";
 import type { SearchHit, SearchResult } from "../api/response_schemas.ts";
 import { ApiError } from "../api/api_error.ts";
 import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
+import { analyticsIndexOf } from "../storage/analytics_records.ts";
 import type { SearchMode } from "../search/search_mode.ts";
 import type { SearchIndex } from "../search/search_index.ts";
 import { indexNotFound } from "../api/index_errors.ts";
@@ -35,12 +36,7 @@ export async function search(
   const record = entry.value;
   const { result, matched } = await searchRecord(ctx, record, request, { tenantFilter, started });
   if (request.analytics !== false) {
-    const index = {
-      projectId: record.projectId,
-      indexName: record.name,
-      indexCreatedAt: record.createdAt,
-      language: record.language,
-    };
+    const index = { ...analyticsIndexOf(record), language: record.language };
     ctx.analytics?.recordSearch(index, request.query, matched, result.tookMs);
   }
   return result;

@@ -5,7 +5,7 @@ import { cachedIndexRecord } from "./get_index.ts";
 import { ApiError } from "../api/api_error.ts";
 import type { SearchAnalytics } from "../api/analytics_api_types.ts";
 import { DEFAULT_ANALYTICS_LIMIT, MAX_ANALYTICS_RANGE_DAYS } from "../api/analytics_schemas.ts";
-import { readAnalyticsDays } from "../storage/analytics_records.ts";
+import { analyticsIndexOf, readAnalyticsDays } from "../storage/analytics_records.ts";
 import { decodeTally, mergeTally, type SearchTally } from "../analytics/search_tally.ts";
 import { analyticsReport } from "../analytics/analytics_report.ts";
 import { daysBefore, daysBetween, utcDay } from "../util/utc_days.ts";
@@ -31,8 +31,7 @@ export async function searchAnalytics(
     );
   }
   const stored = new Map<string, SearchTally>();
-  const index = { projectId: record.projectId, indexName: record.name, indexCreatedAt: record.createdAt };
-  for (const { day, tally } of await readAnalyticsDays(ctx.kv, index, { from, to })) {
+  for (const { day, tally } of await readAnalyticsDays(ctx.kv, analyticsIndexOf(record), { from, to })) {
     const held = stored.get(day);
     stored.set(day, held === undefined ? decodeTally(tally) : mergeTally(held, decodeTally(tally), Infinity));
   }
@@ -46,12 +45,7 @@ export async function searchAnalytics(
  */
 export async function recordClick(ctx: ServiceContext, request: RequestOf<"recordClick">): Promise<true> {
   const record = await cachedIndexRecord(ctx, request.projectId, request.indexName);
-  const index = {
-    projectId: record.projectId,
-    indexName: record.name,
-    indexCreatedAt: record.createdAt,
-    language: record.language,
-  };
+  const index = { ...analyticsIndexOf(record), language: record.language };
   ctx.analytics?.recordClick(index, request.query, request.position);
   return true;
 }

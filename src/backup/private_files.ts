@@ -6,10 +6,10 @@
 import { dirname } from "node:path";
 
 /** The mode of a backup's directories: the owner reads, writes and lists them, nobody else. */
-export const PRIVATE_DIRECTORY_MODE = 0o700;
+const PRIVATE_DIRECTORY_MODE = 0o700;
 
 /** The mode of a backup's files: the owner reads and writes them, nobody else. */
-export const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_FILE_MODE = 0o600;
 
 /**
  * Creates the directory at `path` readable by its owner only, and its missing parents as any directory is made; a

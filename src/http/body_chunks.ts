@@ -20,7 +20,7 @@ export interface BodyTimeouts {
  * A large body earns a second of waiting for each this many bytes it has sent, as a minimum rate (Apache's
  * `mod_reqtimeout` `MinRate`): a body that keeps arriving at this rate is never cut off, and one that trickles is.
  */
-export const BYTES_PER_EXTRA_SECOND = 64 * 1024;
+const BYTES_PER_EXTRA_SECOND = 64 * 1024;
 
 /** The chunks of `body` as they arrive; 408, with the body cancelled, once it keeps the server waiting too long. */
 export async function* bodyChunks(

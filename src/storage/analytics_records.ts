@@ -14,6 +14,7 @@ import {
   projectAnalyticsPrefixes,
 } from "./kv_keys.ts";
 import { deleteTrees, readChunks, writeChunks } from "./kv_batches.ts";
+import type { IndexRecord } from "./index_records.ts";
 import { whileBusy } from "./store_busy.ts";
 import { isAbandoned, newTimedId } from "./timed_id.ts";
 
@@ -23,6 +24,11 @@ export interface AnalyticsIndex {
   indexName: string;
   /** The index's `createdAt`: `reembedIndex` and `restoreIndex` keep it, and a new index of the name has its own. */
   indexCreatedAt: string;
+}
+
+/** The analytics of the index that `record` is. */
+export function analyticsIndexOf(record: Pick<IndexRecord, "projectId" | "name" | "createdAt">): AnalyticsIndex {
+  return { projectId: record.projectId, indexName: record.name, indexCreatedAt: record.createdAt };
 }
 
 /** Where a day's analytics are: the index, and the day. */

@@ -4,7 +4,7 @@
  */
 import type { DeletedIndex, IndexRecord, TrashMarker } from "./index_records.ts";
 import { aliasKey, deletedIndexesPrefix, indexKey, trashKey } from "./kv_keys.ts";
-import { deleteIndexAnalytics } from "./analytics_records.ts";
+import { analyticsIndexOf, deleteIndexAnalytics } from "./analytics_records.ts";
 
 /** A project's deleted indexes that can still be restored, by id. */
 export async function listDeletedIndexes(kv: Deno.Kv, projectId: string, now = Date.now()): Promise<DeletedIndex[]> {
@@ -55,11 +55,7 @@ export async function expireDeletedIndexes(kv: Deno.Kv, now = Date.now()): Promi
     const result = await kv.atomic().check(entry).delete(entry.key).set(trashKey(record.id), marker).commit();
     if (!result.ok) continue;
     expired.push(record.id);
-    await deleteIndexAnalytics(kv, {
-      projectId: record.projectId,
-      indexName: record.name,
-      indexCreatedAt: record.createdAt,
-    });
+    await deleteIndexAnalytics(kv, analyticsIndexOf(record));
   }
   return expired;
 }

@@ -7,6 +7,9 @@ export function encodeVector(vector: Float32Array): string {
 
 /** The vector that {@link encodeVector} wrote; undefined for text that is not base64 of whole, finite float32 values. */
 export function decodeVector(text: string): Float32Array | undefined {
+  // Standard base64 only, padded or not: no white space, which the decoder alone would skip (it refuses padding that
+  // is not at the end). Searching for one wrong character costs far less than matching the whole text to a pattern.
+  if (/[^A-Za-z0-9+/=]/.test(text)) return undefined;
   let bytes: Uint8Array<ArrayBuffer>;
   try {
     bytes = Uint8Array.fromBase64(text);
