@@ -24,7 +24,7 @@ if (import.meta.main) {
   if (file !== undefined) await Deno.mkdir(dirname(resolve(file)), { recursive: true });
   const server = new Deno.Command(Deno.execPath(), {
     args: ["run", ...deployModeFlags(config.DENO_KV_PATH), MAIN, ...Deno.args],
-    env: { EMBEDDING_BACKEND: "wasm" },
+    env: { EMBEDDING_BACKEND: "wasm", SEGMENT_DIR: "off" },
   }).spawn();
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, () => server.kill(signal));
   Deno.exit((await server.status).code);

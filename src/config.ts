@@ -72,6 +72,7 @@ const configSchema = z.object({
   MAX_METADATA_BYTES: positiveInt(16 * 1024),
   SEARCH_CACHE_INDEXES: positiveInt(64),
   SEARCH_CACHE_MB: wholeNumber(1).optional(),
+  SEGMENT_DIR: z.string().min(1).optional(),
   PROCESSES: wholeNumber(1, 64).default(1),
   METADATA_CACHE_MS: wholeNumber(0).default(250),
   BODY_TIMEOUT_MS: positiveInt(10_000),
@@ -122,6 +123,9 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
   SEARCH_CACHE_MB:
     "Most megabytes of search state kept in memory, least recently searched out first (default a quarter of the " +
     "machine's memory; 256 on Deno Deploy and with the wasm backend)",
+  SEGMENT_DIR:
+    "Where this host keeps local copies of index snapshots, read at a load instead of the store (default segments " +
+    "beside the store file, ./data/segments with KV Connect; off: none, as on Deno Deploy)",
   PROCESSES: "Server processes to start on one port, each a full instance over the same store (default 1)",
   METADATA_CACHE_MS:
     "How long project keys and index records read for auth and getIndex are reused (default 250; 0: off)",
@@ -171,6 +175,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...result.data,
     DENO_KV_PATH: result.data.DENO_KV_PATH ?? (onDeploy ? undefined : LOCAL_KV_PATH),
     EMBEDDING_BACKEND: result.data.EMBEDDING_BACKEND ?? (onDeploy ? "wasm" : "native"),
+    // Deploy has no disk to keep copies on.
+    SEGMENT_DIR: result.data.SEGMENT_DIR ?? (onDeploy ? "off" : undefined),
   };
 }
 

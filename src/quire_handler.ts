@@ -123,7 +123,10 @@ export async function openService(parts: ServiceParts): Promise<Service> {
     // USearch graphs need FFI; a process without it scans vectors exactly, as the wasm backend does.
     const graphs = parts.config.EMBEDDING_BACKEND === "native" &&
       (await Deno.permissions.query({ name: "ffi" })).state === "granted";
-    const service = await createService(kv, parts.embedder, parts.config, { graphs });
+    // Local snapshot copies only where asked for: a store in memory has none worth keeping.
+    const dir = parts.config.SEGMENT_DIR;
+    const segmentDir = dir === undefined || dir === "off" ? undefined : dir;
+    const service = await createService(kv, parts.embedder, parts.config, { graphs, segmentDir });
     return {
       ...service,
       async close() {

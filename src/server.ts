@@ -28,6 +28,10 @@ import { NativeAllocator } from "./util/native_allocator.ts";
 import { BackupScheduler } from "./backup/backup_schedule.ts";
 import { IndexSettingsCache } from "./index_state/index_settings.ts";
 import { SearchRecorder } from "./analytics/search_recorder.ts";
+import { SegmentFiles } from "./segments/segment_files.ts";
+import { readSnapshotPointer } from "./storage/snapshot_store.ts";
+import { kvFilePath } from "./storage/kv_store.ts";
+import { dirname, join } from "node:path";
 
 /** The project created on first start, so that a newcomer has a key at once. */
 export const DEFAULT_PROJECT_ID = "default";
@@ -66,6 +70,8 @@ export interface StartOptions {
    * embedding backend; without graphs every vector search scans exactly.
    */
   graphs?: boolean;
+  /** Where local copies of snapshots are kept (see `SegmentFiles`); none when absent. */
+  segmentDir?: string | undefined;
 }
 
 /** Creates the `default` project when the store has no project, and hands its key to `onKey`. */
@@ -107,6 +113,7 @@ export async function createService(
   };
   const native = config.EMBEDDING_BACKEND === "native";
   const allocator = native ? NativeAllocator.open() : undefined;
+  const segments = options.segmentDir === undefined ? undefined : await SegmentFiles.open(options.segmentDir);
   const indexStates = new IndexStates(kv, background, {
     capacity: config.SEARCH_CACHE_INDEXES,
     budgetBytes: searchCacheBudgetBytes(config.SEARCH_CACHE_MB, config.EMBEDDING_BACKEND),
@@ -114,6 +121,7 @@ export async function createService(
     owner: instance.id,
     graphs: (options.graphs ?? native) ? await loadAnnGraphs() : undefined,
     allocator,
+    segments,
   });
   const context: ServiceContext = {
     kv,
@@ -144,7 +152,15 @@ export async function createService(
   const collect = () => {
     if (collecting) return;
     collecting = true;
-    background.run("collect garbage", () => collectGarbage(kv).finally(() => collecting = false));
+    background.run("collect garbage", async () => {
+      try {
+        await collectGarbage(kv);
+        // Local copies of versions no longer current, and of indexes gone from the store.
+        await segments?.sweep(async (indexId) => (await readSnapshotPointer(kv, indexId))?.versionId);
+      } finally {
+        collecting = false;
+      }
+    });
   };
   collect();
   const collector = setInterval(collect, LOG_RETENTION_MS);
@@ -198,6 +214,17 @@ export async function createService(
   };
 }
 
+/**
+ * Where a server keeps its local copies of snapshots: `SEGMENT_DIR`, else `segments` beside the store's file, else
+ * under `./data` for a store reached by URL; none for `off` or a store in memory.
+ */
+export function segmentDirOf(config: Config): string | undefined {
+  if (config.SEGMENT_DIR === "off" || config.DENO_KV_PATH === ":memory:") return undefined;
+  if (config.SEGMENT_DIR !== undefined) return config.SEGMENT_DIR;
+  const file = kvFilePath(config.DENO_KV_PATH);
+  return file === undefined ? "./data/segments" : join(dirname(file), "segments");
+}
+
 /** Serves the service over an open store and embedder on `config.HOSTNAME` and `config.PORT`. */
 export async function startService(
   kv: Deno.Kv,
@@ -205,7 +232,10 @@ export async function startService(
   config: Config,
   options: StartOptions = {},
 ): Promise<RunningService> {
-  const service = await createService(kv, embedder, config, options);
+  const service = await createService(kv, embedder, config, {
+    ...options,
+    segmentDir: options.segmentDir ?? segmentDirOf(config),
+  });
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
   const server = Deno.serve({
     hostname: config.HOSTNAME,

@@ -19,6 +19,7 @@ import { readSnapshotPointer } from "../storage/snapshot_store.ts";
 import { indexTooLarge } from "../api/index_errors.ts";
 import { GraphInserts } from "./graph_inserts.ts";
 import { type LoadedIndex, loadSearchIndex } from "./load_search_index.ts";
+import type { SegmentFiles } from "../segments/segment_files.ts";
 import { type CachedIndex, MemoryBudget, residentBytes } from "./memory_budget.ts";
 import { SnapshotWriter } from "./snapshot_writer.ts";
 import { tuneInTurns, tuneWhenDue } from "./tune_in_turns.ts";
@@ -47,6 +48,8 @@ export interface IndexStatesOptions {
   snapshotLeaseMs?: number;
   /** Given back the free pages that a snapshot's load or write leaves, where it can be. */
   allocator?: NativeAllocator | undefined;
+  /** This host's copies of snapshots, read at a load and kept as snapshots are read or written. */
+  segments?: SegmentFiles | undefined;
 }
 
 /** Search state per index id, loaded on demand, kept current, within a memory budget, snapshotted as it grows. */
@@ -88,6 +91,7 @@ export class IndexStates {
       owner: options.owner,
       leaseMs: options.snapshotLeaseMs,
       allocator: options.allocator,
+      segments: options.segments,
     });
   }
 
@@ -182,8 +186,9 @@ export class IndexStates {
     // whole): room for the state is made first.
     // What the states evicted for it held is handed back before the load allocates: both at once would pass the budget.
     if (this.#budget.evictFor(pointer?.bytes ?? 0, record.id)) await this.#releaseMemory();
-    const loaded = await loadSearchIndex(this.#kv, record, { graphs: this.#options.graphs, pointer });
-    this.#options.metrics.countLoad(loaded.snapshotBytes > 0 ? "snapshot" : "full");
+    const { graphs, segments } = this.#options;
+    const loaded = await loadSearchIndex(this.#kv, record, { graphs, pointer, segments });
+    this.#options.metrics.countLoad(loaded.snapshotBytes === 0 ? "full" : loaded.local ? "local" : "snapshot");
     // The chunks read, near the state's size in all, became garbage as they were decoded: what is left of them (and of
     // the C allocator's pages that they held) is handed back once the search that waits has answered.
     if (loaded.snapshotBytes > LARGE_LOAD_BYTES) this.#releaseSoon();

@@ -10,6 +10,7 @@ import type { AnnGraphs } from "../search/ann_graphs.ts";
 import { SearchIndex } from "../search/search_index.ts";
 import { decodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
 import { DEFAULT_LANGUAGE } from "../fulltext/languages.ts";
+import { copying, type SegmentFiles } from "../segments/segment_files.ts";
 
 /** Reads of the document records before settling for one that a concurrent write may have overlapped. */
 const MAX_LIST_ATTEMPTS = 3;
@@ -21,6 +22,8 @@ export interface LoadedIndex {
   logBytes: number;
   /** Bytes of the snapshot read, 0 without one. */
   snapshotBytes: number;
+  /** Whether the snapshot came from this host's copy rather than the store. */
+  local?: boolean;
   /** The version of a snapshot found but not readable (of an older format), which the next one must replace. */
   unreadableVersion?: string | undefined;
 }
@@ -30,6 +33,8 @@ export interface LoadOptions {
   graphs?: AnnGraphs | undefined;
   /** The snapshot pointer, when the caller has just read it. */
   pointer?: SnapshotPointer | null;
+  /** This host's copies of snapshots: read instead of the store when there, and kept when read from it. */
+  segments?: SegmentFiles | undefined;
 }
 
 /** Loads the search state of `record`'s index at its revision or later. */
@@ -38,19 +43,21 @@ export async function loadSearchIndex(
   record: IndexRecord,
   options: LoadOptions = {},
 ): Promise<LoadedIndex> {
-  const snapshot = await readSnapshot(kv, record.id, async ({ pointer, chunks }) => ({
-    pointer,
-    index: await decodeOrNull(chunks, options.graphs, record.language),
-  }), options.pointer);
+  const snapshot = await readSnapshot(
+    kv,
+    record.id,
+    async ({ pointer, chunks }) => ({ pointer, ...await decodeVersion(record, pointer, chunks, options) }),
+    options.pointer,
+  );
   if (snapshot !== null && snapshot.index !== null) {
-    const { index, pointer: { bytes: snapshotBytes } } = snapshot;
-    if (index.revision >= record.revision) return { index, logBytes: 0, snapshotBytes };
+    const { index, local, pointer: { bytes: snapshotBytes } } = snapshot;
+    if (index.revision >= record.revision) return { index, logBytes: 0, snapshotBytes, local };
     const tail = await readLogTail(kv, record.id, index.revision, record.revision);
     if (tail !== null) {
       // The replayed documents reach the graph later, in the background: a cold start does not wait for them.
       const from = index.revision;
       tail.changes.forEach((changes, i) => index.apply(changes, { revision: from + i + 1, deferGraph: true }));
-      return { index, logBytes: tail.bytes, snapshotBytes };
+      return { index, logBytes: tail.bytes, snapshotBytes, local };
     }
   }
   const index = await readAllDocs(kv, record, options.graphs);
@@ -78,16 +85,46 @@ async function readAllDocs(kv: Deno.Kv, record: IndexRecord, graphs?: AnnGraphs)
 }
 
 /**
+ * Decodes a snapshot version from this host's copy when it is there whole, else from the store's `chunks`, keeping a
+ * copy of them as they pass. A copy that does not read is removed, and the store's bytes read instead.
+ */
+async function decodeVersion(
+  record: IndexRecord,
+  pointer: SnapshotPointer,
+  chunks: AsyncIterable<Uint8Array>,
+  { segments, graphs }: LoadOptions,
+): Promise<{ index: SearchIndex | null; local: boolean }> {
+  const language = record.language ?? DEFAULT_LANGUAGE;
+  const copied = await segments?.read(record.id, pointer.versionId, pointer.bytes);
+  if (copied !== undefined && copied !== null) {
+    try {
+      return { index: await decodeSearchSnapshot(copied, { graphs, language }), local: true };
+    } catch (error) {
+      console.warn("Reading the store's snapshot instead of a local copy that did not read:", (error as Error).message);
+      await segments!.remove(record.id, pointer.versionId);
+    }
+  }
+  const copy = await segments?.begin(record.id);
+  try {
+    const index = await decodeOrNull(copy === undefined ? chunks : copying(chunks, copy), graphs, language);
+    if (index !== null) await copy?.keep(pointer.versionId, pointer.bytes);
+    return { index, local: false };
+  } finally {
+    await copy?.drop();
+  }
+}
+
+/**
  * The decoded snapshot, or null for one this version cannot read (an older format): then the records are read. A
  * snapshot replaced during the read is not unreadable: {@link readSnapshot} reads it again.
  */
 async function decodeOrNull(
   chunks: AsyncIterable<Uint8Array>,
-  graphs?: AnnGraphs,
-  language?: string,
+  graphs: AnnGraphs | undefined,
+  language: string,
 ): Promise<SearchIndex | null> {
   try {
-    return await decodeSearchSnapshot(chunks, { graphs, language: language ?? DEFAULT_LANGUAGE });
+    return await decodeSearchSnapshot(chunks, { graphs, language });
   } catch (error) {
     if (error instanceof SnapshotReplacedError) throw error;
     console.warn("Ignoring an unreadable snapshot; reading the document records instead:", (error as Error).message);

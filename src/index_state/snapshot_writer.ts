@@ -21,6 +21,7 @@ import { isStoreBusy } from "../storage/store_busy.ts";
 import type { GraphInserts } from "./graph_inserts.ts";
 import { type LogState, snapshotDue, SnapshotPolicy } from "./snapshot_policy.ts";
 import { tuneWhenDue } from "./tune_in_turns.ts";
+import { copying, type SegmentFiles } from "../segments/segment_files.ts";
 
 /** How long a process may take to write a snapshot before another may take its lease. */
 const SNAPSHOT_LEASE_MS = 60_000;
@@ -51,6 +52,8 @@ export interface SnapshotWriterOptions {
   leaseMs?: number | undefined;
   /** Given back the free pages that a snapshot's write leaves, where it can be. */
   allocator?: NativeAllocator | undefined;
+  /** This host's copies of snapshots: each snapshot written here is kept there too, once swapped in. */
+  segments?: SegmentFiles | undefined;
 }
 
 /** Counts each index's log against its snapshot, and writes a new snapshot in the background when one is due. */
@@ -152,15 +155,19 @@ export class SnapshotWriter {
     // bytes are never held whole: the snapshot shows the state now.
     const slices = new TimeSlices(SNAPSHOT_SLICE_MS, SNAPSHOT_SHARE);
     let written: SnapshotPointer | null = null;
+    const copy = await this.#options.segments?.begin(address.id);
     try {
+      const pieces = encodeSearchSnapshot(index, slices);
       written = await this.#graphInserts.pausedDuring(() =>
         writeSnapshot(this.#kv, address.id, {
           revision: index.revision,
-          pieces: encodeSearchSnapshot(index, slices),
+          pieces: copy === undefined ? pieces : copying(pieces, copy),
         }, { lease, pace: () => slices.next(), replaces: log.unreadableVersion, logBytes: covered })
       );
+      if (written !== null) await copy?.keep(written.versionId, written.bytes);
     } finally {
       if (written === null) log.logBytes += covered;
+      await copy?.drop();
     }
     if (written === null) return;
     log.snapshotBytes = written.bytes;

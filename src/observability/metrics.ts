@@ -12,13 +12,14 @@ export interface DurationHistogram {
 }
 
 /**
- * How search state came into memory: from a snapshot (with any log since), by replaying the log onto a stale cached
+ * How search state came into memory: from a snapshot (with any log since) read from the store or from this host's copy
+ * of it (`local`), by replaying the log onto a stale cached
  * state (`catchup`), or by reading every document record (`full`).
  */
-export type LoadKind = "snapshot" | "catchup" | "full";
+export type LoadKind = "snapshot" | "local" | "catchup" | "full";
 
 /** The kinds of load, in the order metrics list them. */
-export const LOAD_KINDS: readonly LoadKind[] = ["snapshot", "catchup", "full"];
+export const LOAD_KINDS: readonly LoadKind[] = ["snapshot", "local", "catchup", "full"];
 
 /** How a webhook delivery attempt ended: delivered, failed (to be retried), or given up after its last try. */
 export type WebhookResult = "ok" | "failed" | "given_up";

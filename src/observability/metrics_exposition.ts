@@ -90,7 +90,8 @@ export function renderMetrics(metrics: Metrics, sources: MetricsSources): string
     {
       name: "quire_index_loads_total",
       type: "counter",
-      help: "Loads of an index's search state into this process's memory, by kind (snapshot, catchup, full)",
+      help: "Loads of an index's search state into this process's memory, by kind (snapshot from the store, " +
+        "local: from this host's copy of it, catchup, full)",
       samples: LOAD_KINDS.map((kind) => ({ labels: { kind }, value: metrics.loads().get(kind) ?? 0 })),
     },
     {

@@ -6,6 +6,7 @@
 import type { DocContent, IndexedDoc } from "./indexed_doc.ts";
 import type { SearchIndexParts } from "./search_index_parts.ts";
 import type { VectorStore } from "./vector_store.ts";
+import type { ViewedParts } from "./snapshot_view.ts";
 
 /** Memory per slot beyond its document: its place in the arrays, the id map and its list of passages. */
 const BYTES_PER_SLOT = 96;
@@ -19,6 +20,11 @@ export class DocSlots {
   readonly #passages: (number[] | undefined)[];
   readonly #slots = new Map<string, number>();
   readonly #free: number[] = [];
+  /** What a snapshot view reads of the table: ids, contents, passages, and how many passage slots (vector rows) exist. */
+  get viewed(): Pick<ViewedParts, "ids" | "contents" | "passages" | "rows"> {
+    return { ids: this.#ids, contents: this.#contents, passages: this.#passages, rows: this.#owners.length };
+  }
+
   /** The document slot of each passage slot; -1 for a free one. */
   readonly #owners: number[] = [];
   readonly #freePassages: number[] = [];

@@ -144,9 +144,7 @@ export class SearchIndex {
   openSnapshotView(): SnapshotView {
     const view = new SnapshotView({
       revision: this.#revision,
-      ids: this.#docs.ids,
-      contents: this.#docs.contents,
-      passages: this.#docs.passages,
+      ...this.#docs.viewed,
       vectors: this.#vectors,
       text: this.#text,
       graph: this.#graph.ann?.saveFile(),

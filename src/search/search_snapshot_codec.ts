@@ -13,16 +13,22 @@ import type { DocContent } from "./indexed_doc.ts";
 import { SearchIndex } from "./search_index.ts";
 import { analyzerFor } from "../fulltext/analyzer.ts";
 import { type Posting, TextIndex } from "./text_index.ts";
-import { VectorStore } from "./vector_store.ts";
+import { halfStride, VectorStore } from "./vector_store.ts";
 import type { VectorPlan } from "./vector_plan.ts";
 import type { Slices } from "../util/time_slices.ts";
 import type { SnapshotView } from "./snapshot_view.ts";
 import { beginFrame, endFrame, FrameReader } from "../util/byte_frames.ts";
 
-/** The format's name, the first frame's bytes; formats up to 4, written without frames, begin the same way. */
-const FORMAT = "quire-search-6";
-/** The format before this one, which still reads: vectors as float32 only, and no flag saying which. */
+/**
+ * The format's name, the first frame's bytes; formats up to 4, written without frames, begin the same way. From 7 the
+ * vectors follow the documents as rows in the store's own layout, which a load copies many rows at a time.
+ */
+const FORMAT = "quire-search-7";
+/** Formats before it that still read: 6 kept each document's vectors with it, and 5 kept them as float32 only. */
+const FORMAT_VECTORS_BY_DOC = "quire-search-6";
 const FORMAT_FLOAT32_ONLY = "quire-search-5";
+/** Vector rows per record: a record is copied whole, and about 768 KiB at 384 dimensions keeps it within a frame's size. */
+const ROWS_PER_RECORD = 1024;
 
 /** How much an encoding writes before it ends a frame and hands the bytes on: a snapshot is never held whole. */
 const PIECE_BYTES = 1 << 20;
@@ -81,12 +87,14 @@ function* writeRecords(view: SnapshotView, out: ByteWriter): Generator<void> {
     out.u32(doc.length);
     out.words(doc.content.spans ?? new Uint32Array(0));
     out.words(Uint32Array.from(doc.passages));
-    // Rows read back from float16 are float16 values, so they narrow again exactly: half the bytes, and a load copies
-    // them as they are.
-    for (const vector of doc.vectors) {
-      if (view.halfRows) out.append(new Uint8Array(Float16Array.from(vector).buffer));
-      else out.words(vector);
-    }
+  }
+  out.u32(view.rows);
+  const rowBytes = view.halfRows ? halfStride(view.dims) : view.dims * 4;
+  out.u32(rowBytes);
+  for (let from = 0; from < view.rows; from += ROWS_PER_RECORD) {
+    yield;
+    const count = Math.min(ROWS_PER_RECORD, view.rows - from);
+    out.append(view.rowsOf(from, count, (vector) => storedRow(vector, view.halfRows, rowBytes)));
   }
   // Terms are never empty, so an empty one ends the postings.
   for (const term of view.terms) {
@@ -106,6 +114,16 @@ function* writeRecords(view: SnapshotView, out: ByteWriter): Generator<void> {
   if (view.graph !== undefined) yield* appendFile(view.graph, out);
   // Last and optional, so that a snapshot written before it existed still reads: a load starts with the tuned plan.
   if (view.graph !== undefined && view.plan !== undefined) out.string(JSON.stringify(view.plan));
+}
+
+/**
+ * A row's bytes as the store keeps it: rows read back from float16 are float16 values, so they narrow again exactly.
+ */
+function storedRow(vector: Float32Array, halves: boolean, rowBytes: number): Uint8Array {
+  if (!halves) return new Uint8Array(vector.slice().buffer);
+  const row = new Float16Array(rowBytes / 2);
+  row.set(vector);
+  return new Uint8Array(row.buffer);
 }
 
 /** Appends a file of the size `file` names, a piece per step. */
@@ -142,11 +160,10 @@ export async function decodeSearchSnapshot(
 ): Promise<SearchIndex> {
   const frames = new FrameReader(chunks instanceof Uint8Array ? oneChunk(chunks) : chunks);
   const format = new TextDecoder().decode(await frames.next() ?? new Uint8Array(0));
-  if (format !== FORMAT && format !== FORMAT_FLOAT32_ONLY) {
-    throw new Error(`Unknown search snapshot format "${format}"`);
-  }
+  const version = [FORMAT_FLOAT32_ONLY, FORMAT_VECTORS_BY_DOC, FORMAT].indexOf(format) + 5;
+  if (version < 5) throw new Error(`Unknown search snapshot format "${format}"`);
   let input = new ByteReader(await nextFrame(frames));
-  const records = readRecords(input, { ...options, flagsHalfRows: format === FORMAT });
+  const records = readRecords(input, { ...options, version });
   for (let step = records.next();; step = records.next(input)) {
     if (step.done) {
       if (await frames.next() !== null) throw new Error("The snapshot goes on after its last record");
@@ -166,6 +183,19 @@ async function nextFrame(frames: FrameReader): Promise<Uint8Array> {
   return frame;
 }
 
+/** Reads the vector rows of format 7, many at a time, into `vectors`, which has room for them. */
+function* readRows(first: ByteReader, vectors: VectorStore, halves: boolean): Generator<void, void, ByteReader> {
+  let input = first;
+  const rows = input.u32();
+  const rowBytes = input.u32();
+  vectors.reserve(rows, vectors.dims);
+  for (let from = 0; from < rows; from += ROWS_PER_RECORD) {
+    input = yield;
+    const count = Math.min(ROWS_PER_RECORD, rows - from);
+    vectors.setRowsOf(from, input.bytes(count * rowBytes), halves);
+  }
+}
+
 /**
  * Reads the records that {@link writeRecords} wrote, stopping before each of them (and before each piece of the graph)
  * to be handed the reader of the frame to go on in: the current one until it is read to its end. A frame's bytes are
@@ -173,7 +203,7 @@ async function nextFrame(frames: FrameReader): Promise<Uint8Array> {
  */
 function* readRecords(
   first: ByteReader,
-  options: SnapshotDecodeOptions & { flagsHalfRows: boolean },
+  options: SnapshotDecodeOptions & { version: number },
 ): Generator<void, SearchIndex, ByteReader> {
   let input = first;
   const language = input.string();
@@ -183,7 +213,7 @@ function* readRecords(
   const revision = input.f64();
   const slots = input.u32();
   const dims = input.u32();
-  const halfRows = options.flagsHalfRows && input.u8() === 1;
+  const halfRows = options.version >= 6 && input.u8() === 1;
   const ids: (string | undefined)[] = Array.from({ length: slots }, () => undefined);
   const contents: (DocContent | undefined)[] = Array.from({ length: slots }, () => undefined);
   const passages: (number[] | undefined)[] = Array.from({ length: slots }, () => undefined);
@@ -203,15 +233,19 @@ function* readRecords(
     if (spans.length > 0) content.spans = spans.slice();
     contents[slot] = content;
     const rows = Array.from(input.uints());
-    for (const row of rows) {
-      if (halfRows) vectors.setHalves(row, input.bytes(2 * dims));
-      else vectors.set(row, input.floats());
+    if (options.version < 7) {
+      for (const row of rows) {
+        if (halfRows) vectors.setHalves(row, input.bytes(2 * dims));
+        else vectors.set(row, input.floats());
+      }
     }
     passages[slot] = rows;
     docs++;
   }
+  if (options.version >= 7) yield* readRows(input, vectors, halfRows);
+  input = yield;
   const postings: Posting[] = [];
-  for (let term = (input = yield).string(); term !== ""; term = (input = yield).string()) {
+  for (let term = input.string(); term !== ""; term = (input = yield).string()) {
     postings.push({ term, slots: input.uints().slice(), counts: input.uints().slice() });
   }
   const variants: string[] = [];

@@ -28,6 +28,8 @@ export interface ViewedParts extends Omit<SearchIndexParts, "ann" | "ids" | "con
   contents: readonly (DocContent | undefined)[];
   /** The passage slots of each document slot, in passage order. */
   passages: readonly (readonly number[] | undefined)[];
+  /** Passage slots (vector rows) when opened: later ones did not exist. */
+  rows: number;
   graph?: GraphFile | undefined;
 }
 
@@ -36,6 +38,8 @@ export class SnapshotView {
   readonly revision: number;
   /** Document slots when opened: later ones did not exist. */
   readonly slots: number;
+  /** Vector rows when opened: later ones did not exist. */
+  readonly rows: number;
   readonly dims: number;
   /** Whether the vectors are float16 rows (see `VectorStore.halfRows`): a snapshot stores them so. */
   readonly halfRows: boolean;
@@ -51,6 +55,8 @@ export class SnapshotView {
   readonly #termSet: ReadonlySet<string>;
   /** The slots changed since opening, each with its original document, or null where it was empty. */
   readonly #kept = new Map<number, ViewedDoc | null>();
+  /** The original vector of each row that a kept document held. */
+  readonly #keptRows = new Map<number, Float32Array>();
   /** Per term, the kept original documents that held it, and how often. */
   readonly #keptTerms = new Map<string, Map<number, number>>();
   readonly #onClose: () => void;
@@ -61,6 +67,7 @@ export class SnapshotView {
     this.#onClose = onClose;
     this.revision = parts.revision;
     this.slots = parts.ids.length;
+    this.rows = parts.rows;
     this.dims = parts.vectors.dims;
     this.halfRows = parts.vectors.halfRows;
     this.language = parts.text.analyzer.language;
@@ -75,8 +82,13 @@ export class SnapshotView {
   keep(slot: number): void {
     if (slot >= this.slots || this.#kept.has(slot)) return;
     const doc = this.#live(slot);
-    this.#kept.set(slot, doc === undefined ? null : { ...doc, vectors: doc.vectors.map((vector) => vector.slice()) });
-    if (doc === undefined) return;
+    if (doc === undefined) {
+      this.#kept.set(slot, null);
+      return;
+    }
+    const vectors = doc.vectors.map((vector) => vector.slice());
+    this.#kept.set(slot, { ...doc, vectors });
+    doc.passages.forEach((row, i) => this.#keptRows.set(row, vectors[i]!));
     for (const [term, count] of this.#parts.text.termCounts(doc.content.text)) {
       let holders = this.#keptTerms.get(term);
       if (holders === undefined) this.#keptTerms.set(term, holders = new Map());
@@ -88,6 +100,20 @@ export class SnapshotView {
   doc(slot: number): ViewedDoc | undefined {
     const kept = this.#kept.get(slot);
     return kept === undefined ? this.#live(slot) : kept ?? undefined;
+  }
+
+  /**
+   * The stored rows of `count` vector rows from `from` on, as bytes in the store's kind (see `VectorStore.rowsOf`), as
+   * they stood when the view was opened: live rows, with the originals of rows that a write has changed since. Rows
+   * that no document held then hold anything.
+   */
+  rowsOf(from: number, count: number, storedRow: (vector: Float32Array) => Uint8Array): Uint8Array {
+    const vectors = this.#parts.vectors;
+    const bytes = vectors.rowsOf(from, count).slice();
+    for (const [row, vector] of this.#keptRows) {
+      if (row >= from && row < from + count) bytes.set(storedRow(vector), (row - from) * vectors.rowBytes);
+    }
+    return bytes;
   }
 
   /** The documents that held `term`, and how often each held it. */

@@ -90,6 +90,39 @@ export class VectorStore {
   }
 
   /**
+   * Bytes per row as {@link rowsOf} gives them: float16 padded to a multiple of eight dimensions where the rows are
+   * {@link halfRows}, else float32.
+   */
+  get rowBytes(): number {
+    return this.#shared?.stride ?? this.#dims * 4;
+  }
+
+  /** The stored rows of slots `from` to `from + count`, as bytes ({@link rowBytes} each), as a view to copy at once. */
+  rowsOf(from: number, count: number): Uint8Array {
+    if (this.#shared !== undefined) return this.#shared.halvesOf(from, count);
+    const rows = this.#data.subarray(from * this.#dims, (from + count) * this.#dims);
+    return new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength);
+  }
+
+  /**
+   * Stores whole rows from slot `from` on, as {@link rowsOf} gave them (`halves` says in which kind), within the room
+   * {@link reserve} made: in one copy where this store keeps that kind, else row by row.
+   */
+  setRowsOf(from: number, bytes: Uint8Array, halves: boolean): void {
+    const shared = this.#shared;
+    if (halves && shared !== undefined && shared.stride === halfStride(this.#dims)) {
+      shared.setHalvesOf(from, bytes, this.#norms);
+      return;
+    }
+    const stride = halves ? halfStride(this.#dims) : this.#dims * 4;
+    for (let row = 0; row * stride < bytes.byteLength; row++) {
+      const stored = bytes.subarray(row * stride, row * stride + (halves ? this.#dims * 2 : stride));
+      if (halves) this.setHalves(from + row, stored);
+      else this.set(from + row, new Float32Array(stored.slice().buffer));
+    }
+  }
+
+  /**
    * The stored vector of a slot, as a view that callers must not change; from shared memory, a copy of the row as
    * stored, which is the vector scaled (see {@link HalfRows}), as a cosine reads it.
    */
@@ -203,6 +236,11 @@ export class VectorStore {
     this.#shared = shared;
     this.#data = new Float32Array(0);
   }
+}
+
+/** Bytes of a float16 row as {@link HalfRows} stores it: padded with zeros to a multiple of eight dimensions. */
+export function halfStride(dims: number): number {
+  return Math.ceil(dims / 8) * 16;
 }
 
 function norm(vector: Float32Array): number {

@@ -91,6 +91,32 @@ export class HalfRows {
     return Math.sqrt(this.#kernels.halfSquares(at, this.#stride));
   }
 
+  /** Bytes per row as stored: the dimensions padded with zeros to a multiple of eight, two bytes each. */
+  get stride(): number {
+    return this.#stride;
+  }
+
+  /**
+   * The rows from slot `from` on, `count` of them, as stored ({@link stride} bytes each), as a view that holds until the
+   * memory next grows: a snapshot copies them as they are.
+   */
+  halvesOf(from: number, count: number): Uint8Array {
+    return new Uint8Array(this.#memory.buffer, this.#rowAt(from), count * this.#stride);
+  }
+
+  /**
+   * Writes whole rows from slot `from` on, within the capacity, as {@link halvesOf} gave them, in one copy; writes the
+   * length of each row into `lengths` from `from` on.
+   */
+  setHalvesOf(from: number, halves: Uint8Array, lengths: Float64Array): void {
+    const at = this.#rowAt(from);
+    new Uint8Array(this.#memory.buffer, at, halves.byteLength).set(halves);
+    const count = halves.byteLength / this.#stride;
+    for (let row = 0; row < count; row++) {
+      lengths[from + row] = Math.sqrt(this.#kernels.halfSquares(at + row * this.#stride, this.#stride));
+    }
+  }
+
   /** The row of a slot as stored (scaled), as a float32 copy. */
   row(slot: number): Float32Array {
     return this.rowView(slot).slice();

@@ -223,7 +223,7 @@ interface Loads {
 async function loads(instance: Instance): Promise<Loads> {
   const text = await metrics(instance);
   const kind = (kind: string) => sample(text, "quire_index_loads_total", { kind });
-  return { snapshot: kind("snapshot"), catchup: kind("catchup"), full: kind("full") };
+  return { snapshot: kind("snapshot") + kind("local"), catchup: kind("catchup"), full: kind("full") };
 }
 
 /**
