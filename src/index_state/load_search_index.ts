@@ -101,6 +101,8 @@ async function decodeVersion(
       return { index: await decodeSearchSnapshot(copied, { graphs, language }), local: true };
     } catch (error) {
       console.warn("Reading the store's snapshot instead of a local copy that did not read:", (error as Error).message);
+      // The decoder stopped part way: the copy's file closes before it is removed.
+      await copied.return(undefined);
       await segments!.remove(record.id, pointer.versionId);
     }
   }

@@ -5,7 +5,7 @@
  * about 1e-5 of the exact ones). Vectors are copied in, so that nothing outside can change them.
  */
 import { grownTo } from "../util/typed_arrays.ts";
-import { HalfRows } from "../vector_scan/half_rows.ts";
+import { HalfRows, halfStride } from "../vector_scan/half_rows.ts";
 
 /**
  * From this many rows the vectors move to shared memory: just above the largest index that the native exact search
@@ -110,7 +110,7 @@ export class VectorStore {
    */
   setRowsOf(from: number, bytes: Uint8Array, halves: boolean): void {
     const shared = this.#shared;
-    if (halves && shared !== undefined && shared.stride === halfStride(this.#dims)) {
+    if (halves && shared !== undefined) {
       shared.setHalvesOf(from, bytes, this.#norms);
       return;
     }
@@ -236,11 +236,6 @@ export class VectorStore {
     this.#shared = shared;
     this.#data = new Float32Array(0);
   }
-}
-
-/** Bytes of a float16 row as {@link HalfRows} stores it: padded with zeros to a multiple of eight dimensions. */
-export function halfStride(dims: number): number {
-  return Math.ceil(dims / 8) * 16;
 }
 
 function norm(vector: Float32Array): number {

@@ -51,20 +51,18 @@ export class SegmentFiles {
     }
   }
 
-  /** The copy of an index's snapshot version as its chunks, or null unless it is here with exactly `bytes` bytes. */
-  async read(indexId: string, versionId: string, bytes: number): Promise<AsyncIterable<Uint8Array> | null> {
+  /**
+   * The copy of an index's snapshot version as its chunks, or null unless it is here with exactly `bytes` bytes. The
+   * file is open only while the chunks are read: a reader that stops early calls `return()`.
+   */
+  async read(indexId: string, versionId: string, bytes: number): Promise<AsyncGenerator<Uint8Array> | null> {
     const path = this.#path(indexId, versionId);
-    let file: Deno.FsFile;
     try {
-      file = await Deno.open(path);
+      if ((await Deno.stat(path)).size !== bytes) return null;
     } catch {
       return null;
     }
-    if ((await file.stat()).size !== bytes) {
-      file.close();
-      return null;
-    }
-    return readChunks(file);
+    return readChunks(path);
   }
 
   /** Starts a copy of a snapshot of `indexId`; undefined when the folder cannot be made. */
@@ -180,7 +178,8 @@ export async function* copying(chunks: AsyncIterable<Uint8Array>, copy: SegmentC
 }
 
 /** A file's bytes in pieces of {@link READ_BYTES}, each a fresh array; the file is closed at the end or on a stop. */
-async function* readChunks(file: Deno.FsFile): AsyncGenerator<Uint8Array> {
+async function* readChunks(path: string): AsyncGenerator<Uint8Array> {
+  const file = await Deno.open(path);
   try {
     for (;;) {
       const piece = new Uint8Array(READ_BYTES);

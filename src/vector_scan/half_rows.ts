@@ -42,7 +42,7 @@ export class HalfRows {
   constructor(dims: number, capacity: number) {
     this.#dims = dims;
     const padded = Math.ceil(dims / STEP_DIMS) * STEP_DIMS;
-    this.#stride = padded * 2;
+    this.#stride = halfStride(dims);
     this.#ids = padded * 8;
     this.#out = this.#ids + PASS_SLOTS * 4;
     this.#floats = this.#out + PASS_SLOTS * 8;
@@ -172,6 +172,11 @@ export class HalfRows {
     this.#floatRow = new Float32Array(buffer, this.#floats, this.#dims);
     this.#capacity = Math.floor((buffer.byteLength - this.#rows) / this.#stride);
   }
+}
+
+/** Bytes of a row of `dims` dimensions as stored: padded with zeros to the kernels' steps, two bytes each. */
+export function halfStride(dims: number): number {
+  return Math.ceil(dims / STEP_DIMS) * STEP_DIMS * 2;
 }
 
 /**
