@@ -8,7 +8,7 @@ import { readLogTail } from "../storage/change_log.ts";
 import { readSnapshot, type SnapshotPointer, SnapshotReplacedError } from "../storage/snapshot_store.ts";
 import type { AnnGraphs } from "../search/ann_graphs.ts";
 import { SearchIndex } from "../search/search_index.ts";
-import { decodeSearchSnapshot } from "../search/search_snapshot_codec.ts";
+import { decodeSearchSnapshot, type SnapshotDecodeOptions } from "../search/search_snapshot_codec.ts";
 import { DEFAULT_LANGUAGE } from "../fulltext/languages.ts";
 import { copying, type SegmentFiles } from "../segments/segment_files.ts";
 
@@ -95,20 +95,48 @@ async function decodeVersion(
   { segments, graphs }: LoadOptions,
 ): Promise<{ index: SearchIndex | null; local: boolean }> {
   const language = record.language ?? DEFAULT_LANGUAGE;
-  const copied = await segments?.read(record.id, pointer.versionId, pointer.bytes);
-  if (copied !== undefined && copied !== null) {
-    try {
-      return { index: await decodeSearchSnapshot(copied, { graphs, language }), local: true };
-    } catch (error) {
-      console.warn("Reading the store's snapshot instead of a local copy that did not read:", (error as Error).message);
-      // The decoder stopped part way: the copy's file closes before it is removed.
-      await copied.return(undefined);
-      await segments!.remove(record.id, pointer.versionId);
-    }
-  }
-  const copy = await segments?.begin(record.id);
+  const { versionId } = pointer;
+  const codes = segments?.readCodes(record.id, versionId);
+  const options = { graphs, language, codes, graphFiles: segments?.graphFiles(record.id, versionId) };
+  const decoded = await decodeFromCopy(record.id, pointer, segments, options) ??
+    await decodeFromStore(record.id, pointer, chunks, segments, options);
+  // What the load derived from the snapshot is kept for the next load of this version, before any write changes it.
+  const derived = segments === undefined ? undefined : decoded.index?.derivedCodes();
+  if (derived !== undefined) segments!.keepCodes(record.id, versionId, derived).catch(() => {});
+  return decoded;
+}
+
+/** Decodes a snapshot version from this host's copy, when it is there whole; removes a copy that does not read. */
+async function decodeFromCopy(
+  indexId: string,
+  pointer: SnapshotPointer,
+  segments: SegmentFiles | undefined,
+  options: SnapshotDecodeOptions,
+): Promise<{ index: SearchIndex; local: true } | undefined> {
+  const copied = await segments?.read(indexId, pointer.versionId, pointer.bytes);
+  if (copied === undefined || copied === null) return undefined;
   try {
-    const index = await decodeOrNull(copy === undefined ? chunks : copying(chunks, copy), graphs, language);
+    return { index: await decodeSearchSnapshot(copied, options), local: true };
+  } catch (error) {
+    console.warn("Reading the store's snapshot instead of a local copy that did not read:", (error as Error).message);
+    // The decoder stopped part way: the copy's file closes before it is removed.
+    await copied.return(undefined);
+    await segments!.remove(indexId, pointer.versionId);
+    return undefined;
+  }
+}
+
+/** Decodes a snapshot version from the store's `chunks`, keeping a copy of them as they pass. */
+async function decodeFromStore(
+  indexId: string,
+  pointer: SnapshotPointer,
+  chunks: AsyncIterable<Uint8Array>,
+  segments: SegmentFiles | undefined,
+  options: SnapshotDecodeOptions,
+): Promise<{ index: SearchIndex | null; local: false }> {
+  const copy = await segments?.begin(indexId);
+  try {
+    const index = await decodeOrNull(copy === undefined ? chunks : copying(chunks, copy), options);
     if (index !== null) await copy?.keep(pointer.versionId, pointer.bytes);
     return { index, local: false };
   } finally {
@@ -122,11 +150,10 @@ async function decodeVersion(
  */
 async function decodeOrNull(
   chunks: AsyncIterable<Uint8Array>,
-  graphs: AnnGraphs | undefined,
-  language: string,
+  options: SnapshotDecodeOptions,
 ): Promise<SearchIndex | null> {
   try {
-    return await decodeSearchSnapshot(chunks, { graphs, language });
+    return await decodeSearchSnapshot(chunks, options);
   } catch (error) {
     if (error instanceof SnapshotReplacedError) throw error;
     console.warn("Ignoring an unreadable snapshot; reading the document records instead:", (error as Error).message);

@@ -8,8 +8,8 @@ import type { AnnIndex } from "./ann_index.ts";
 export interface AnnGraphs {
   /** An empty graph for vectors of `dims` dimensions. */
   create(dims: number): AnnIndex;
-  /** Restores a graph that {@link AnnIndex.saveFile} wrote. */
-  load(bytes: Uint8Array, dims: number): AnnIndex;
+  /** Restores a graph from a file that {@link AnnIndex.saveFile} wrote, or a copy of it. */
+  load(path: string, dims: number): AnnIndex;
   /**
    * The `count` of `rows` (float32, `dims` to a row) nearest to `query` by cosine, nearest first, by an exact native
    * scan on every core: for indexes too small for a graph.
@@ -20,5 +20,5 @@ export interface AnnGraphs {
 /** Imports USearch (a native addon: it needs FFI) and returns its graphs. */
 export async function loadAnnGraphs(): Promise<AnnGraphs> {
   const { AnnIndex, nearestRows } = await import("./ann_index.ts");
-  return { create: (dims) => new AnnIndex(dims), load: (bytes, dims) => AnnIndex.load(bytes, dims), nearestRows };
+  return { create: (dims) => new AnnIndex(dims), load: (path, dims) => AnnIndex.load(path, dims), nearestRows };
 }

@@ -7,6 +7,7 @@ import { exactSearch, Index, MetricKind, ScalarKind } from "usearch";
 import type { VectorStore } from "./vector_store.ts";
 import { VectorCodes } from "../vector_scan/vector_codes.ts";
 import { scanThreads } from "../vector_scan/scan_helper.ts";
+import { temporaryGraphPath } from "../segments/graph_files.ts";
 
 /**
  * Graph degree and search breadth when building. USearch's defaults (16, 128, 64) lose most of the true nearest on
@@ -78,6 +79,16 @@ export class AnnIndex {
     vectors.forEachRow(slots, (row, i) => this.#codes.set(slots[i]!, row));
   }
 
+  /** The codes as bytes that {@link restoreCodes} takes back (see `VectorCodes.saved`). */
+  savedCodes(): Uint8Array {
+    return this.#codes.saved();
+  }
+
+  /** Takes back codes that {@link savedCodes} gave, instead of encoding them; false for bytes that do not fit. */
+  restoreCodes(saved: Uint8Array): boolean {
+    return this.#codes.restore(saved);
+  }
+
   /** Those of `slots` whose vectors the graph does not hold. */
   missing(slots: number[]): number[] {
     const held = this.#index.contains(BigUint64Array.from(slots, BigInt)) as boolean[];
@@ -127,37 +138,17 @@ export class AnnIndex {
    * saves in one native call, which holds the event loop for as long as the graph takes to write.
    */
   saveFile(): GraphFile {
-    const path = graphFile();
+    const path = temporaryGraphPath();
     this.#index.save(path);
     return { path, bytes: Deno.statSync(path).size };
   }
 
-  /** Restores a graph that {@link saveFile} wrote. */
-  static load(bytes: Uint8Array, dims: number): AnnIndex {
+  /** Restores a graph from a file that {@link saveFile} wrote (or a copy of it); throws on one that does not load. */
+  static load(path: string, dims: number): AnnIndex {
     const ann = new AnnIndex(dims);
-    const path = graphFile();
-    try {
-      Deno.writeFileSync(path, bytes);
-      ann.#index.load(path);
-      return ann;
-    } finally {
-      Deno.removeSync(path);
-    }
+    ann.#index.load(path);
+    return ann;
   }
-}
-
-/**
- * A temporary file to pass a graph through (USearch saves and loads files, not buffers): in memory-backed /dev/shm
- * where there is one, since writing a large graph to disk slowed a cold start noticeably.
- */
-function graphFile(): string {
-  let dir: string | undefined;
-  try {
-    if (Deno.statSync("/dev/shm").isDirectory) dir = "/dev/shm";
-  } catch {
-    // No /dev/shm: the system's temporary directory.
-  }
-  return Deno.makeTempFileSync({ prefix: "quire-ann-", dir });
 }
 
 /** The `count` of `rows` (float32, `dims` to a row) nearest to `query` by cosine, nearest first (see {@link AnnGraphs}). */

@@ -19,6 +19,8 @@ export class GraphQueue {
   #ann: AnnIndex | undefined;
   /** Passage slots whose vectors the graph does not hold yet: added in batches, at the next search or once many. */
   readonly #pending = new Set<number>();
+  /** How a restored graph's codes came: from saved codes, or written from the vectors. */
+  #restoredCodes: "saved" | "derived" | undefined;
 
   /** A queue without a graph yet, whose vectors are read from `vectors`. */
   constructor(vectors: VectorStore) {
@@ -56,13 +58,23 @@ export class GraphQueue {
   }
 
   /**
-   * Takes a graph restored from a snapshot, which holds no int8 codes (they are written from the vectors) and lacks
-   * the vectors that were waiting to join it when it was saved: of `passages`, those wait again.
+   * Takes a graph restored from a snapshot, which holds no int8 codes (they are written from the vectors, unless
+   * `codes` that a load of the same snapshot saved fit) and lacks the vectors that were waiting to join it when it was
+   * saved: of `passages`, those wait again.
    */
-  restore(ann: AnnIndex, passages: number[]): void {
+  restore(ann: AnnIndex, passages: number[], codes?: Uint8Array): void {
     this.#ann = ann;
-    ann.encode(passages, this.#vectors);
+    this.#restoredCodes = codes !== undefined && ann.restoreCodes(codes) ? "saved" : "derived";
+    if (this.#restoredCodes === "derived") ann.encode(passages, this.#vectors);
     for (const passage of ann.missing(passages)) this.#pending.add(passage);
+  }
+
+  /**
+   * The codes of a restored graph as bytes, when the restore wrote them from the vectors rather than taking saved ones,
+   * for a later load of the same snapshot to take; none otherwise.
+   */
+  derivedCodes(): Uint8Array | undefined {
+    return this.#restoredCodes === "derived" ? this.#ann!.savedCodes() : undefined;
   }
 
   /** Takes a new, empty graph, which all of `passages` wait to join. */

@@ -32,9 +32,8 @@ import { tuningProbe } from "./vector_tuning.ts";
 const HYBRID_POOL = 200;
 /**
  * Where the graph proposes the nearest documents, hybrid also scores this many best BM25 matches exactly, so that a
- * strong text match with a middling vector is not missed. The hard case is texts unrelated to their vectors
- * (`deno task bench:hybrid`): there, the fewer matches are scored, the more of the exhaustive fusion's top 10 the
- * fused top 10 lose.
+ * strong text match with a middling vector is not missed. On texts unrelated to their vectors (`bench:hybrid`), the
+ * fewer matches are scored, the more of the exhaustive fusion's top 10 the fused top 10 lose.
  */
 const HYBRID_TEXT_CANDIDATES = 500;
 /**
@@ -107,7 +106,7 @@ export class SearchIndex {
     const ann = init.graphs === undefined ? undefined : init.ann;
     if (ann !== undefined) {
       if (init.plan !== undefined) this.#vectorCandidates.plan = init.plan;
-      this.#graph.restore(ann, [...docs.occupiedPassages()]);
+      this.#graph.restore(ann, [...docs.occupiedPassages()], init.codes);
     } else if (this.#graphs !== undefined && docs.passageCount > EXACT_SEARCH_MAX_VECTORS) {
       // A large index restored without a graph (a snapshot written without USearch): its vectors join a new graph in
       // the background, and until then searches scan their codes.
@@ -124,6 +123,11 @@ export class SearchIndex {
   memoryBytes(): number {
     return this.#docs.bytes + this.#vectors.bytes + this.#text.bytes + (this.#graph.ann?.bytes ?? 0) +
       this.#columns.bytes;
+  }
+
+  /** The codes its graph's restore wrote from the vectors, as bytes for a later load of the same snapshot (if any). */
+  derivedCodes(): Uint8Array | undefined {
+    return this.#graph.derivedCodes();
   }
 
   /** How many documents it holds. */
@@ -179,10 +183,7 @@ export class SearchIndex {
 
   /** The spans of a document's passages, in order. */
   passageSpans(id: string): PassageSpan[] {
-    const content = this.content(id);
-    const spans = content?.spans;
-    if (spans === undefined) return content === undefined ? [] : [{ start: 0, end: content.text.length }];
-    return Array.from({ length: spans.length / 2 }, (_, i) => ({ start: spans[2 * i]!, end: spans[2 * i + 1]! }));
+    return this.#docs.passageSpans(id);
   }
 
   /** How the full-text side analyzes texts: its language, stemmer and stop words. */

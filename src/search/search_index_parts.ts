@@ -19,6 +19,8 @@ export interface SearchIndexParts {
   vectors: VectorStore;
   text: TextIndex;
   ann?: AnnIndex | undefined;
+  /** The graph's codes as an earlier load of the same snapshot saved them (see `SearchIndex.derivedCodes`). */
+  codes?: Uint8Array | undefined;
   /** How the graph side finds vector candidates, as last tuned. */
   plan?: VectorPlan | undefined;
 }

@@ -8,8 +8,10 @@
  */
 import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
-import type { GraphFile } from "./ann_index.ts";
+import type { AnnIndex, GraphFile } from "./ann_index.ts";
+import { type GraphFiles, TEMPORARY_GRAPH_FILES } from "../segments/graph_files.ts";
 import type { DocContent } from "./indexed_doc.ts";
+import type { SearchIndexParts } from "./search_index_parts.ts";
 import { SearchIndex } from "./search_index.ts";
 import { analyzerFor } from "../fulltext/analyzer.ts";
 import { type Posting, TextIndex } from "./text_index.ts";
@@ -148,6 +150,13 @@ export interface SnapshotDecodeOptions {
   graphs?: AnnGraphs | undefined;
   /** The index's language: a snapshot analyzed in another one is refused. */
   language?: string | undefined;
+  /** Where the graph is read from as a file: a temporary one by default. */
+  graphFiles?: GraphFiles | undefined;
+  /**
+   * The graph's codes as an earlier load of this snapshot saved them, restored instead of written anew if they fit:
+   * awaited once the rest is decoded, so that reading them overlaps the decoding.
+   */
+  codes?: Promise<Uint8Array | undefined> | undefined;
 }
 
 /**
@@ -168,7 +177,7 @@ export async function decodeSearchSnapshot(
   for (let step = records.next();; step = records.next(input)) {
     if (step.done) {
       if (await frames.next() !== null) throw new Error("The snapshot goes on after its last record");
-      return step.value;
+      return new SearchIndex({ ...step.value, codes: await options.codes, graphs: options.graphs });
     }
     while (input.done) input = new ByteReader(await nextFrame(frames));
   }
@@ -205,7 +214,7 @@ function* readRows(first: ByteReader, vectors: VectorStore, halves: boolean): Ge
 function* readRecords(
   first: ByteReader,
   options: SnapshotDecodeOptions & { version: number },
-): Generator<void, SearchIndex, ByteReader> {
+): Generator<void, SearchIndexParts, ByteReader> {
   let input = first;
   const language = input.string();
   if (options.language !== undefined && language !== options.language) {
@@ -252,15 +261,38 @@ function* readRecords(
   const variants: string[] = [];
   for (let word = (input = yield).string(); word !== ""; word = (input = yield).string()) variants.push(word);
   const text = TextIndex.fromPostings(analyzerFor(language), postings, variants, lengths, docs);
-  const graph = new Uint8Array(input.u32());
-  for (let at = 0; at < graph.byteLength;) {
-    input = yield;
-    const piece = input.bytes(Math.min(graph.byteLength - at, input.remaining));
-    graph.set(piece, at);
-    at += piece.byteLength;
-  }
+  const graphBytes = input.u32();
   const { graphs } = options;
-  const ann = graph.byteLength === 0 || graphs === undefined ? undefined : graphs.load(graph, dims);
+  const files = options.graphFiles ?? TEMPORARY_GRAPH_FILES;
+  // A graph kept as a file is read from there; otherwise its bytes go to a file as they come, and are read from it.
+  const kept = graphBytes === 0 || graphs === undefined ? undefined : files.kept(graphBytes);
+  let ann = kept === undefined ? undefined : loadOrNone(graphs!, kept, dims);
+  const draft = ann !== undefined || graphBytes === 0 || graphs === undefined ? undefined : files.create();
+  try {
+    {
+      using file = draft === undefined ? undefined : Deno.openSync(draft.path, { write: true, create: true });
+      for (let at = 0; at < graphBytes;) {
+        input = yield;
+        const piece = input.bytes(Math.min(graphBytes - at, input.remaining));
+        for (let written = 0; file !== undefined && written < piece.byteLength;) {
+          written += file.writeSync(piece.subarray(written));
+        }
+        at += piece.byteLength;
+      }
+    }
+    if (draft !== undefined) ann = graphs!.load(draft.path, dims);
+  } finally {
+    draft?.finish(ann !== undefined);
+  }
   const plan = input.done ? undefined : JSON.parse(input.string()) as VectorPlan;
-  return new SearchIndex({ revision, ids, contents, passages, vectors, text, ann, graphs, plan });
+  return { revision, ids, contents, passages, vectors, text, ann, plan };
+}
+
+/** The graph in the file at `path`, or none when it does not load (a kept file that is damaged: it is written again). */
+function loadOrNone(graphs: AnnGraphs, path: string, dims: number): AnnIndex | undefined {
+  try {
+    return graphs.load(path, dims);
+  } catch {
+    return undefined;
+  }
 }

@@ -23,7 +23,7 @@ export interface ViewedDoc {
  * What {@link SnapshotView} reads: the index's live parts, which it only reads, with its graph already saved to a
  * temporary file that {@link SnapshotView.close} removes.
  */
-export interface ViewedParts extends Omit<SearchIndexParts, "ann" | "ids" | "contents" | "passages"> {
+export interface ViewedParts extends Omit<SearchIndexParts, "ann" | "codes" | "ids" | "contents" | "passages"> {
   ids: readonly (string | undefined)[];
   contents: readonly (DocContent | undefined)[];
   /** The passage slots of each document slot, in passage order. */

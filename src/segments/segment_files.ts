@@ -5,8 +5,13 @@
  * under a temporary name and renamed when whole, so that a file under a version's name always holds that version,
  * whoever wrote it and whatever process died meanwhile. The store stays the one source of truth: a copy that is missing,
  * of the wrong size or unreadable is read from the store again, and a disk that fails or fills up only means none.
+ *
+ * Beside a version's copy lie what a load derives from it and would otherwise derive again at every load: the HNSW
+ * graph as the file USearch reads (`.graph`), and the graph's int8 codes and sign bits (`.codes`). They too are named by
+ * version and renamed into place when whole.
  */
 import { join } from "node:path";
+import { type GraphFiles, TEMPORARY_GRAPH_FILES } from "./graph_files.ts";
 
 /** Bytes a copy is read and written in. */
 const READ_BYTES = 1 << 20;
@@ -14,6 +19,8 @@ const WRITE_BYTES = 1 << 20;
 /** Temporary files older than this were left by a process that died writing them. */
 const ABANDONED_AFTER_MS = 60 * 60 * 1000;
 const SUFFIX = ".snapshot";
+const GRAPH_SUFFIX = ".graph";
+const CODES_SUFFIX = ".codes";
 const TEMPORARY = ".tmp-";
 
 /** A copy being written: its bytes as they come, then renamed into place under its version once whole. */
@@ -67,11 +74,10 @@ export class SegmentFiles {
 
   /** Starts a copy of a snapshot of `indexId`; undefined when the folder cannot be made. */
   async begin(indexId: string): Promise<SegmentCopy | undefined> {
-    const folder = join(this.#dir, indexId);
-    const temporary = join(folder, `${TEMPORARY}${Date.now()}-${crypto.randomUUID()}`);
+    let temporary = "";
     let file: Deno.FsFile | undefined;
     try {
-      await Deno.mkdir(folder, { recursive: true });
+      temporary = this.#temporaryPath(indexId);
       file = await Deno.open(temporary, { write: true, createNew: true, mode: 0o600 });
     } catch {
       return undefined;
@@ -122,6 +128,48 @@ export class SegmentFiles {
     };
   }
 
+  /** Where a load of an index's snapshot version finds its graph as a file, and keeps the one it writes. */
+  graphFiles(indexId: string, versionId: string): GraphFiles {
+    const path = this.#path(indexId, versionId, GRAPH_SUFFIX);
+    return {
+      kept: (bytes) => {
+        try {
+          return Deno.statSync(path).size === bytes ? path : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      // The graph is written where a load without copies writes it, and copied here once it has loaded, so that a
+      // disk that fails or fills up only means no copy.
+      create: () => {
+        const draft = TEMPORARY_GRAPH_FILES.create();
+        return {
+          path: draft.path,
+          finish: (loaded) => {
+            if (loaded) this.#keepCopy(indexId, draft.path, path);
+            draft.finish(loaded);
+          },
+        };
+      },
+    };
+  }
+
+  /** The codes that a load of an index's snapshot version kept (see {@link keepCodes}), if any. */
+  async readCodes(indexId: string, versionId: string): Promise<Uint8Array | undefined> {
+    return await Deno.readFile(this.#path(indexId, versionId, CODES_SUFFIX)).catch(() => undefined);
+  }
+
+  /** Keeps the codes a load of an index's snapshot version derived, for the next load of that version. */
+  async keepCodes(indexId: string, versionId: string, codes: Uint8Array): Promise<void> {
+    const draft = this.#temporaryPath(indexId);
+    try {
+      await Deno.writeFile(draft, codes, { mode: 0o600 });
+      await Deno.rename(draft, this.#path(indexId, versionId, CODES_SUFFIX));
+    } catch {
+      await Deno.remove(draft).catch(() => {});
+    }
+  }
+
   /** Removes the copy of one version, e.g. one that did not read. */
   async remove(indexId: string, versionId: string): Promise<void> {
     await Deno.remove(this.#path(indexId, versionId)).catch(() => {});
@@ -138,7 +186,7 @@ export class SegmentFiles {
       for await (const entry of Deno.readDir(folder)) {
         const stale = entry.name.startsWith(TEMPORARY)
           ? now - Number(entry.name.slice(TEMPORARY.length).split("-")[0]) >= ABANDONED_AFTER_MS
-          : keep === undefined || entry.name < `${keep}${SUFFIX}`;
+          : keep === undefined || entry.name.split(".")[0]! < keep;
         if (stale) await Deno.remove(join(folder, entry.name)).catch(() => {});
       }
       if (keep === undefined) await Deno.remove(folder).catch(() => {});
@@ -161,8 +209,27 @@ export class SegmentFiles {
     for (const indexId of ids) await this.prune(indexId, await current(indexId));
   }
 
-  #path(indexId: string, versionId: string): string {
-    return join(this.#dir, indexId, `${versionId}${SUFFIX}`);
+  #path(indexId: string, versionId: string, suffix = SUFFIX): string {
+    return join(this.#dir, indexId, `${versionId}${suffix}`);
+  }
+
+  /** Copies the file at `source` to `path` in an index's folder, whole or not at all. */
+  #keepCopy(indexId: string, source: string, path: string): void {
+    let draft: string | undefined;
+    try {
+      draft = this.#temporaryPath(indexId);
+      Deno.copyFileSync(source, draft);
+      Deno.renameSync(draft, path);
+    } catch {
+      if (draft !== undefined) Deno.remove(draft).catch(() => {});
+    }
+  }
+
+  /** A new temporary name in an index's folder, which is made if missing. */
+  #temporaryPath(indexId: string): string {
+    const folder = join(this.#dir, indexId);
+    Deno.mkdirSync(folder, { recursive: true });
+    return join(folder, `${TEMPORARY}${Date.now()}-${crypto.randomUUID()}`);
   }
 }
 

@@ -112,8 +112,12 @@ export class HalfRows {
     const at = this.#rowAt(from);
     new Uint8Array(this.#memory.buffer, at, halves.byteLength).set(halves);
     const count = halves.byteLength / this.#stride;
-    for (let row = 0; row < count; row++) {
-      lengths[from + row] = Math.sqrt(this.#kernels.halfSquares(at + row * this.#stride, this.#stride));
+    // A kernel call per pass of rows: a call per row cost a load more than the copy.
+    for (let done = 0; done < count; done += PASS_SLOTS) {
+      const rows = Math.min(PASS_SLOTS, count - done);
+      this.#kernels.halfSquaresOf(at + done * this.#stride, rows, this.#stride, this.#out);
+      const squares = new Float64Array(this.#memory.buffer, this.#out, rows);
+      for (let row = 0; row < rows; row++) lengths[from + done + row] = Math.sqrt(squares[row]!);
     }
   }
 

@@ -218,13 +218,26 @@
       (f64x2.add (f64x2.mul (local.get $c) (local.get $c)) (f64x2.mul (local.get $d) (local.get $d)))))
 
   ;; The sum of the squares of the float16 row at `row` (`stride` bytes), in float64, added up as toHalves adds them.
-  (func (export "halfSquares") (param $row i32) (param $stride i32) (result f64)
+  (func $rowSquares (export "halfSquares") (param $row i32) (param $stride i32) (result f64)
     (local $j i32) (local $sum v128)
     (loop $step
       (local.set $sum (call $halfSquares (local.get $sum) (v128.load (i32.add (local.get $row) (local.get $j)))))
       (local.set $j (i32.add (local.get $j) (i32.const 16)))
       (br_if $step (i32.lt_u (local.get $j) (local.get $stride))))
     (call $pairSum (local.get $sum)))
+
+;; out[i] (float64) = the sum of the squares of float16 row i at `rows` (`stride` bytes each) as "halfSquares" adds
+  ;; them up, for `count` rows: a load's rows, many a call.
+  (func (export "halfSquaresOf") (param $rows i32) (param $count i32) (param $stride i32) (param $out i32)
+    (local $i i32)
+    (block $done
+      (br_if $done (i32.eqz (local.get $count)))
+      (loop $row
+        (f64.store
+          (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3)))
+          (call $rowSquares (i32.add (local.get $rows) (i32.mul (local.get $i) (local.get $stride))) (local.get $stride)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $row (i32.lt_u (local.get $i) (local.get $count))))))
 
   ;; Writes the float16 row at `row` (`stride` bytes) as float32 at `floats`.
   (func (export "fromHalves") (param $row i32) (param $stride i32) (param $floats i32)

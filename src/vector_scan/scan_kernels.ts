@@ -23,6 +23,8 @@ export interface ScanKernels {
   toHalves(floats: number, stride: number, scale: number, row: number): number;
   /** The sum of the squares of the float16 row at `row`, `stride` bytes, added up as {@link toHalves} adds them. */
   halfSquares(row: number, stride: number): number;
+  /** out[i] (float64) = {@link halfSquares} of row i of the float16 `rows`, `stride` bytes each, for `count` rows. */
+  halfSquaresOf(rows: number, count: number, stride: number, out: number): void;
   /** Writes the float16 row at `row`, `stride` bytes, as float32 at `floats`. */
   fromHalves(row: number, stride: number, floats: number): void;
   /**

@@ -17,6 +17,9 @@ import { grownTo } from "../util/typed_arrays.ts";
 
 /** The kernels read 16 bytes a step, so rows are padded to a multiple of it. */
 const STEP_BYTES = 16;
+/** The format of {@link VectorCodes.saved}, and the bytes of its header. */
+const SAVED_FORMAT = 1;
+const SAVED_HEADER_BYTES = 16;
 /** How many rows' distances a prefiltered scan counts to find its cut. */
 const CUT_SAMPLE = 16_384;
 /** Sign bits lie in blocks of this many rows; capacities are multiples of it. */
@@ -100,6 +103,52 @@ export class VectorCodes {
     this.#inverseNorms[slot] = this.#quantizeRow(vector, slot);
     if (this.#live[slot] === 0) this.#liveCount++;
     this.#live[slot] = 1;
+  }
+
+  /**
+   * Its state as bytes that {@link restore} takes back: each slot's divisor and whether it holds a vector, the sign
+   * bits and the codes, after a header of the format, the dimensions and the rows (little-endian, as the host writes).
+   */
+  saved(): Uint8Array {
+    const rows = this.#rows;
+    const parts = this.#savedParts(rows);
+    const saved = new Uint8Array(parts.end);
+    new Uint32Array(saved.buffer, 0, 3).set([SAVED_FORMAT, this.#dims, rows]);
+    saved.set(new Uint8Array(this.#inverseNorms.buffer, 0, rows * 4), parts.norms);
+    saved.set(this.#live.subarray(0, rows), parts.live);
+    const bytes = new Uint8Array(this.#memory.buffer);
+    saved.set(bytes.subarray(this.#layout.bits, this.#layout.bits + parts.codes - parts.bits), parts.bits);
+    saved.set(bytes.subarray(this.#layout.codes, this.#layout.codes + rows * this.#stride), parts.codes);
+    return saved;
+  }
+
+  /**
+   * Takes back what {@link saved} gave, into codes that hold nothing yet, in a few copies where writing the codes
+   * anew quantizes every vector; returns false, and changes nothing, for bytes of another format, dimensions or size.
+   */
+  restore(saved: Uint8Array): boolean {
+    if (this.#rows !== 0 || saved.byteLength < SAVED_HEADER_BYTES) return false;
+    const [format, dims, rows] = new Uint32Array(saved.slice(0, SAVED_HEADER_BYTES).buffer);
+    if (format !== SAVED_FORMAT || dims !== this.#dims) return false;
+    const parts = this.#savedParts(rows!);
+    if (saved.byteLength !== parts.end) return false;
+    this.#grow(rows!);
+    this.#inverseNorms.set(new Float32Array(saved.slice(parts.norms, parts.live).buffer));
+    this.#live.set(saved.subarray(parts.live, parts.live + rows!));
+    this.#liveCount = this.#live.reduce((count, live) => count + live, 0);
+    const bytes = new Uint8Array(this.#memory.buffer);
+    bytes.set(saved.subarray(parts.bits, parts.codes), this.#layout.bits);
+    bytes.set(saved.subarray(parts.codes), this.#layout.codes);
+    return true;
+  }
+
+  /** Where each part of {@link saved} lies for `rows` rows. */
+  #savedParts(rows: number): { norms: number; live: number; bits: number; codes: number; end: number } {
+    const norms = SAVED_HEADER_BYTES;
+    const live = norms + rows * 4;
+    const bits = roundUp(live + rows, STEP_BYTES);
+    const codes = bits + Math.ceil(rows / BLOCK_ROWS) * this.#blockBytes;
+    return { norms, live, bits, codes, end: codes + rows * this.#stride };
   }
 
   /**

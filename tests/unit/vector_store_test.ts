@@ -101,6 +101,13 @@ Deno.test("float16 rows stored from their halves, as a snapshot keeps them, scor
   const query = vector(1e6);
   assert.deepEqual(copied.scores(query, slots), original.scores(query, slots), "the same rows and lengths");
   assert.deepEqual(copied.row(77), original.row(77));
+  // Many rows a copy, as a snapshot's rows are read: runs within and past one kernel call's rows.
+  const inRuns = new VectorStore();
+  inRuns.reserve(rows, DIMS);
+  for (const [from, to] of [[0, 1_000], [1_000, 4_000], [4_000, rows]]) {
+    inRuns.setRowsOf(from!, original.rowsOf(from!, to! - from!).slice(), true);
+  }
+  assert.deepEqual(inRuns.scores(query, slots), original.scores(query, slots), "the same rows and lengths");
   // A store without shared memory (fewer rows) widens the halves.
   const small = new VectorStore();
   small.setHalves(3, halvesOf(3));

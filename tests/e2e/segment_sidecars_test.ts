@@ -1,0 +1,109 @@
+/**
+ * End-to-end: what a load derives from a snapshot, kept beside this host's copy of it (`SEGMENT_DIR`): the HNSW graph as
+ * the file USearch reads and the graph's int8 codes. The next load of that version reads them instead of deriving them
+ * again and answers the same; damaged ones are derived again and replaced.
+ */
+import assert from "node:assert/strict";
+import { dirname } from "node:path";
+import { Embedder } from "../../src/embedding/embedder.ts";
+import { EXACT_SEARCH_MAX_VECTORS } from "../../src/search/vector_candidates.ts";
+import { indexKey, snapshotPointerKey } from "../../src/storage/kv_keys.ts";
+import type { IndexRecord } from "../../src/storage/index_records.ts";
+import type { SnapshotPointer } from "../../src/storage/snapshot_store.ts";
+import { startTestServer, testModels, type TestServer } from "../_helpers.ts";
+import { normals } from "../_vectors.ts";
+
+const DIMS = 8;
+const normal = normals(53);
+
+function vector(): number[] {
+  return Array.from({ length: DIMS }, normal);
+}
+
+const QUERIES = Array.from({ length: 4 }, vector);
+
+/** The hits of a vector search for each of {@link QUERIES}, and of a hybrid one. */
+async function answers(server: TestServer): Promise<unknown[]> {
+  const searches = [
+    ...QUERIES.map((query) => ({ mode: "vector", vector: query, limit: 20 })),
+    { mode: "hybrid", query: "doc 17", vector: QUERIES[0], limit: 20 },
+  ];
+  return await Promise.all(searches.map(async (search) => {
+    const { hits } = await server.ok<{ hits: unknown[] }>({ action: "search", indexName: "big", ...search });
+    return hits;
+  }));
+}
+
+/** The paths of the index's graph and codes beside the copy of its current snapshot. */
+async function derivedPaths(server: TestServer): Promise<{ graph: string; codes: string }> {
+  const record = (await server.kv.get<IndexRecord>(indexKey("default", "big"))).value!;
+  const pointer = (await server.kv.get<SnapshotPointer>(snapshotPointerKey(record.id))).value!;
+  const base = `${dirname(server.kvPath)}/segments/${record.id}/${pointer.versionId}`;
+  return { graph: `${base}.graph`, codes: `${base}.codes` };
+}
+
+/** Waits until a file is there: the codes are written after the load that derived them has answered. */
+async function fileAt(path: string): Promise<Deno.FileInfo> {
+  for (let waited = 0;; waited += 50) {
+    try {
+      return await Deno.stat(path);
+    } catch (error) {
+      if (waited > 10_000) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+Deno.test("a load keeps its graph and codes beside the copy; the next reads them, and damaged ones are replaced", async () => {
+  const registry = { ...await testModels(), "ext-8": { dimensions: DIMS, version: "ext-v1" } };
+  const embedder = () => new Embedder(registry, { cacheDir: `${Deno.makeTempDirSync()}/models`, allowRemote: false });
+  let server = await startTestServer({ embedder });
+  try {
+    await server.ok({ action: "createIndex", indexName: "big", modelId: "ext-8", docs: [] });
+    // Past the size from which an index has a graph, with texts long enough that the log calls for a snapshot.
+    const padding = ` ${"x".repeat(1_100)}`;
+    for (let from = 0; from < EXACT_SEARCH_MAX_VECTORS + 2_000; from += 1_000) {
+      const docs = Array.from({ length: 1_000 }, (_, i) => ({
+        id: `d${from + i}`,
+        text: `doc ${from + i}${padding}`,
+        vector: vector(),
+      }));
+      await server.ok({ action: "addDocs", indexName: "big", docs });
+    }
+    await server.service.context.background.idle();
+    server = await server.restart();
+    const before = await answers(server);
+    const paths = await derivedPaths(server);
+    const graph = { info: await fileAt(paths.graph), bytes: await Deno.readFile(paths.graph) };
+    const codes = { info: await fileAt(paths.codes), bytes: await Deno.readFile(paths.codes) };
+    assert.ok(graph.bytes.byteLength > 0 && codes.bytes.byteLength > 0);
+
+    server = await server.restart();
+    assert.deepEqual(await answers(server), before);
+    assert.equal((await Deno.stat(paths.graph)).ino, graph.info.ino, "the graph is read, not written again");
+    assert.equal((await Deno.stat(paths.codes)).ino, codes.info.ino, "the codes are read, not written again");
+
+    // Damaged: a graph of the right size that is not one, codes of random bytes, and codes cut short.
+    const damage = [
+      { path: paths.graph, bytes: new Uint8Array(graph.bytes.byteLength), whole: graph.bytes },
+      { path: paths.codes, bytes: codes.bytes.map(() => Math.floor(Math.random() * 256)), whole: codes.bytes },
+      { path: paths.codes, bytes: codes.bytes.subarray(0, codes.bytes.byteLength - 1), whole: codes.bytes },
+    ];
+    for (const { path, bytes, whole } of damage) {
+      await Deno.writeFile(path, bytes);
+      server = await server.restart();
+      assert.deepEqual(await answers(server), before);
+      for (let waited = 0; waited < 10_000 && !equalBytes(await Deno.readFile(path), whole); waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // Compared byte by byte: a diff of two large arrays in an assertion's message takes gigabytes.
+      assert.ok(equalBytes(await Deno.readFile(path), whole), "derived again and kept whole");
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && a.every((byte, i) => byte === b[i]);
+}
