@@ -84,9 +84,12 @@ export class AnnIndex {
     return this.#codes.saved();
   }
 
-  /** Takes back codes that {@link savedCodes} gave, instead of encoding them; false for bytes that do not fit. */
-  restoreCodes(saved: Uint8Array): boolean {
-    return this.#codes.restore(saved);
+  /**
+   * Takes back codes that {@link savedCodes} gave for the vectors of `slots`, instead of encoding them; false for bytes
+   * that do not fit them.
+   */
+  restoreCodes(saved: Uint8Array, slots: readonly number[]): boolean {
+    return this.#codes.restore(saved, slots);
   }
 
   /** Those of `slots` whose vectors the graph does not hold. */

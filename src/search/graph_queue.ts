@@ -64,7 +64,7 @@ export class GraphQueue {
    */
   restore(ann: AnnIndex, passages: number[], codes?: Uint8Array): void {
     this.#ann = ann;
-    this.#restoredCodes = codes !== undefined && ann.restoreCodes(codes) ? "saved" : "derived";
+    this.#restoredCodes = codes !== undefined && ann.restoreCodes(codes, passages) ? "saved" : "derived";
     if (this.#restoredCodes === "derived") ann.encode(passages, this.#vectors);
     for (const passage of ann.missing(passages)) this.#pending.add(passage);
   }

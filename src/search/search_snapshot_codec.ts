@@ -174,12 +174,18 @@ export async function decodeSearchSnapshot(
   if (version < 5) throw new Error(`Unknown search snapshot format "${format}"`);
   let input = new ByteReader(await nextFrame(frames));
   const records = readRecords(input, { ...options, version });
-  for (let step = records.next();; step = records.next(input)) {
-    if (step.done) {
-      if (await frames.next() !== null) throw new Error("The snapshot goes on after its last record");
-      return new SearchIndex({ ...step.value, codes: await options.codes, graphs: options.graphs });
+  try {
+    for (let step = records.next();; step = records.next(input)) {
+      if (step.done) {
+        if (await frames.next() !== null) throw new Error("The snapshot goes on after its last record");
+        return new SearchIndex({ ...step.value, codes: await options.codes, graphs: options.graphs });
+      }
+      while (input.done) input = new ByteReader(await nextFrame(frames));
     }
-    while (input.done) input = new ByteReader(await nextFrame(frames));
+  } finally {
+    // A read that failed between records (the store, a snapshot replaced meanwhile) ends the records too, so that the
+    // graph's file they were writing is closed and removed.
+    records.return(undefined as never);
   }
 }
 

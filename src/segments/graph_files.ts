@@ -25,9 +25,18 @@ export const TEMPORARY_GRAPH_FILES: GraphFiles = {
   kept: () => undefined,
   create: () => {
     const path = temporaryGraphPath();
-    return { path, finish: () => Deno.removeSync(path) };
+    return { path, finish: () => removeQuietly(path) };
   },
 };
+
+/** Removes a file, if it is there. */
+export function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // Gone already.
+  }
+}
 
 /**
  * A new temporary file to pass a graph through: in memory-backed /dev/shm where there is one, since writing a large

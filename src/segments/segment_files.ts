@@ -11,7 +11,7 @@
  * version and renamed into place when whole.
  */
 import { join } from "node:path";
-import { type GraphFiles, TEMPORARY_GRAPH_FILES } from "./graph_files.ts";
+import { type GraphFiles, removeQuietly, TEMPORARY_GRAPH_FILES } from "./graph_files.ts";
 
 /** Bytes a copy is read and written in. */
 const READ_BYTES = 1 << 20;
@@ -31,6 +31,18 @@ export interface SegmentCopy {
   keep(versionId: string, bytes: number): Promise<void>;
   /** Drops the copy. */
   drop(): Promise<void>;
+}
+
+/** Graph files of one snapshot version, whose new one is kept only once the whole snapshot has decoded. */
+export interface KeptGraphFiles extends GraphFiles {
+  /** Keeps the graph file the load wrote, if any, when the snapshot `decoded` whole; drops it otherwise. */
+  settle(decoded: boolean): void;
+}
+
+/** Flushes a file's data to the disk before it is renamed into place. */
+async function syncFile(path: string): Promise<void> {
+  using file = await Deno.open(path, { write: true });
+  await file.syncData();
 }
 
 /** The directory of local snapshot copies, one folder per index id. */
@@ -128,9 +140,13 @@ export class SegmentFiles {
     };
   }
 
-  /** Where a load of an index's snapshot version finds its graph as a file, and keeps the one it writes. */
-  graphFiles(indexId: string, versionId: string): GraphFiles {
+  /**
+   * Where a load of an index's snapshot version finds its graph as a file, and keeps the one it writes once the whole
+   * snapshot has decoded.
+   */
+  graphFiles(indexId: string, versionId: string): KeptGraphFiles {
     const path = this.#path(indexId, versionId, GRAPH_SUFFIX);
+    let copy: string | undefined;
     return {
       kept: (bytes) => {
         try {
@@ -146,10 +162,20 @@ export class SegmentFiles {
         return {
           path: draft.path,
           finish: (loaded) => {
-            if (loaded) this.#keepCopy(indexId, draft.path, path);
+            if (loaded) copy = this.#syncedCopy(indexId, draft.path);
             draft.finish(loaded);
           },
         };
+      },
+      settle: (decoded) => {
+        if (copy === undefined) return;
+        try {
+          if (decoded) Deno.renameSync(copy, path);
+          else removeQuietly(copy);
+        } catch {
+          removeQuietly(copy);
+        }
+        copy = undefined;
       },
     };
   }
@@ -161,18 +187,22 @@ export class SegmentFiles {
 
   /** Keeps the codes a load of an index's snapshot version derived, for the next load of that version. */
   async keepCodes(indexId: string, versionId: string, codes: Uint8Array): Promise<void> {
-    const draft = this.#temporaryPath(indexId);
+    let draft: string | undefined;
     try {
+      draft = this.#temporaryPath(indexId);
       await Deno.writeFile(draft, codes, { mode: 0o600 });
+      await syncFile(draft);
       await Deno.rename(draft, this.#path(indexId, versionId, CODES_SUFFIX));
     } catch {
-      await Deno.remove(draft).catch(() => {});
+      if (draft !== undefined) await Deno.remove(draft).catch(() => {});
     }
   }
 
-  /** Removes the copy of one version, e.g. one that did not read. */
+  /** Removes the copy of one version and what loads derived from it, e.g. a copy that did not read. */
   async remove(indexId: string, versionId: string): Promise<void> {
-    await Deno.remove(this.#path(indexId, versionId)).catch(() => {});
+    for (const suffix of [SUFFIX, GRAPH_SUFFIX, CODES_SUFFIX]) {
+      await Deno.remove(this.#path(indexId, versionId, suffix)).catch(() => {});
+    }
   }
 
   /**
@@ -213,15 +243,18 @@ export class SegmentFiles {
     return join(this.#dir, indexId, `${versionId}${suffix}`);
   }
 
-  /** Copies the file at `source` to `path` in an index's folder, whole or not at all. */
-  #keepCopy(indexId: string, source: string, path: string): void {
+  /** A copy of the file at `source` under a temporary name in an index's folder, on the disk; none if it fails. */
+  #syncedCopy(indexId: string, source: string): string | undefined {
     let draft: string | undefined;
     try {
       draft = this.#temporaryPath(indexId);
       Deno.copyFileSync(source, draft);
-      Deno.renameSync(draft, path);
+      using file = Deno.openSync(draft, { write: true });
+      file.syncDataSync();
+      return draft;
     } catch {
-      if (draft !== undefined) Deno.remove(draft).catch(() => {});
+      if (draft !== undefined) removeQuietly(draft);
+      return undefined;
     }
   }
 

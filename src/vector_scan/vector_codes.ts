@@ -124,18 +124,22 @@ export class VectorCodes {
 
   /**
    * Takes back what {@link saved} gave, into codes that hold nothing yet, in a few copies where writing the codes
-   * anew quantizes every vector; returns false, and changes nothing, for bytes of another format, dimensions or size.
+   * anew quantizes every vector; returns false, and changes nothing, for bytes of another format, dimensions or size,
+   * or whose slots with a vector are not exactly `holders`.
    */
-  restore(saved: Uint8Array): boolean {
+  restore(saved: Uint8Array, holders: readonly number[]): boolean {
     if (this.#rows !== 0 || saved.byteLength < SAVED_HEADER_BYTES) return false;
     const [format, dims, rows] = new Uint32Array(saved.slice(0, SAVED_HEADER_BYTES).buffer);
     if (format !== SAVED_FORMAT || dims !== this.#dims) return false;
     const parts = this.#savedParts(rows!);
     if (saved.byteLength !== parts.end) return false;
+    const live = saved.subarray(parts.live, parts.live + rows!);
+    if (live.reduce((count, byte) => count + byte, 0) !== holders.length) return false;
+    if (holders.some((slot) => live[slot] !== 1)) return false;
     this.#grow(rows!);
     this.#inverseNorms.set(new Float32Array(saved.slice(parts.norms, parts.live).buffer));
-    this.#live.set(saved.subarray(parts.live, parts.live + rows!));
-    this.#liveCount = this.#live.reduce((count, live) => count + live, 0);
+    this.#live.set(live);
+    this.#liveCount = holders.length;
     const bytes = new Uint8Array(this.#memory.buffer);
     bytes.set(saved.subarray(parts.bits, parts.codes), this.#layout.bits);
     bytes.set(saved.subarray(parts.codes), this.#layout.codes);

@@ -129,17 +129,20 @@ Deno.test("codes saved and restored scan as the codes they were saved from; byte
   // Slots past a block of sign bits, with a gap and a removal, as a restored index's free passage slots leave them.
   for (let slot = 0; slot < 1_500; slot++) if (slot % 7 !== 3) codes.set(slot, vector(slot));
   codes.clear(40);
+  const holders = Array.from({ length: 1_500 }, (_, slot) => slot).filter((slot) => slot % 7 !== 3 && slot !== 40);
   const saved = codes.saved();
   const restored = new VectorCodes(DIMS);
-  assert.ok(restored.restore(saved));
+  assert.ok(!restored.restore(saved, [...holders, 40]), "a slot without a vector among them");
+  assert.ok(!restored.restore(saved, holders.slice(1)), "a slot with a vector left out");
+  assert.ok(restored.restore(saved, holders));
   assert.equal(restored.size, codes.size);
   for (let seed = 0; seed < 5; seed++) {
     const query = vector(5_000_000 + seed);
     assert.deepEqual(restored.scan(query, 1_500), codes.scan(query, 1_500));
     assert.deepEqual(restored.scan(query, 10, 200), codes.scan(query, 10, 200));
   }
-  assert.ok(!new VectorCodes(DIMS + 1).restore(saved), "other dimensions");
-  assert.ok(!new VectorCodes(DIMS).restore(saved.subarray(0, saved.byteLength - 1)), "cut short");
-  assert.ok(!new VectorCodes(DIMS).restore(crypto.getRandomValues(new Uint8Array(4096))), "random bytes");
-  assert.ok(!restored.restore(saved), "codes that hold vectors already");
+  assert.ok(!new VectorCodes(DIMS + 1).restore(saved, holders), "other dimensions");
+  assert.ok(!new VectorCodes(DIMS).restore(saved.subarray(0, saved.byteLength - 1), holders), "cut short");
+  assert.ok(!new VectorCodes(DIMS).restore(crypto.getRandomValues(new Uint8Array(4096)), holders), "random bytes");
+  assert.ok(!restored.restore(saved, holders), "codes that hold vectors already");
 });
