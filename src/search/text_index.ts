@@ -283,9 +283,9 @@ export class TextIndex {
     return counts;
   }
 
-  /** Every term some slot holds, for a snapshot. */
+  /** Every term some slot holds, in order, for a snapshot: a load then takes them as they come, unsorted again. */
   terms(): string[] {
-    return [...this.#holders.keys()];
+    return this.#terms.words();
   }
 
   /** Every word of the second set, for a snapshot: the caller keeps those whose terms it stores. */

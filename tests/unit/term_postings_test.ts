@@ -49,6 +49,11 @@ Deno.test("sorted words stay sorted and distinct through adds and removals acros
   assert.deepEqual(words.words(), [...model].sort());
   assert.equal(words.size, model.size);
   assert.deepEqual(SortedWords.from([...model].reverse()).words(), words.words());
+  // Words in order are taken as they come (a snapshot's); in order but repeated, they are made distinct.
+  assert.deepEqual(SortedWords.from(words.words()).words(), words.words());
+  const repeated = words.words().flatMap((word) => [word, word]);
+  assert.deepEqual(SortedWords.from(repeated).words(), words.words());
+  assert.equal(SortedWords.from(repeated).size, words.size);
 });
 
 Deno.test("the typo walk finds exactly the words within the edits allowed, as a full comparison does", () => {
