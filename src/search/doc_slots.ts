@@ -5,6 +5,7 @@
  */
 import type { DocContent, IndexedDoc, PassageSpan } from "./indexed_doc.ts";
 import type { SearchIndexParts } from "./search_index_parts.ts";
+import type { StoredContents } from "./stored_contents.ts";
 import type { VectorStore } from "./vector_store.ts";
 import type { ViewedParts } from "./snapshot_view.ts";
 
@@ -16,13 +17,19 @@ const BYTES_PER_PASSAGE = 16;
 /** The documents of an index by slot, their passages by passage slot, and the free slots of each. */
 export class DocSlots {
   readonly #ids: (string | undefined)[];
+  /** Contents by slot, once read: a restored slot's is decoded from {@link #stored} when first read. */
   readonly #contents: (DocContent | undefined)[];
+  readonly #stored: StoredContents | undefined;
   readonly #passages: (number[] | undefined)[];
   readonly #slots = new Map<string, number>();
   readonly #free: number[] = [];
-  /** What a snapshot view reads of the table: ids, contents, passages, and how many passage slots (vector rows) exist. */
-  get viewed(): Pick<ViewedParts, "ids" | "contents" | "passages" | "rows"> {
-    return { ids: this.#ids, contents: this.#contents, passages: this.#passages, rows: this.#owners.length };
+  /**
+   * What a snapshot view reads of the table: ids, contents (decoded without being kept, so that a snapshot of a
+   * restored index does not decode it all into memory), passages, and how many passage slots (vector rows) exist.
+   */
+  get viewed(): Pick<ViewedParts, "ids" | "contentOf" | "passages" | "rows"> {
+    const contentOf = (slot: number) => this.contentOf(slot, false);
+    return { ids: this.#ids, contentOf, passages: this.#passages, rows: this.#owners.length };
   }
 
   /** The document slot of each passage slot; -1 for a free one. */
@@ -32,17 +39,22 @@ export class DocSlots {
   /** Bytes of the documents' ids, texts and metadata, estimated as they come and go. */
   #contentBytes = 0;
 
-  /** Takes over the arrays of slots that a snapshot restored (they are the table's own from then on), or starts empty. */
-  constructor(restored: Partial<Pick<SearchIndexParts, "ids" | "contents" | "passages">>) {
+  /**
+   * Takes over the arrays of slots that a snapshot restored, and its stored contents (they are the table's own from
+   * then on), or starts empty.
+   */
+  constructor(restored: Partial<Pick<SearchIndexParts, "ids" | "stored" | "passages">>) {
     this.#ids = restored.ids ?? [];
-    this.#contents = restored.contents ?? [];
+    this.#contents = [];
+    this.#stored = restored.stored;
     this.#passages = restored.passages ?? [];
+    this.#contentBytes = this.#stored?.bytes ?? 0;
     for (let slot = 0; slot < this.#ids.length; slot++) {
       const id = this.#ids[slot];
       if (id === undefined) this.#free.push(slot);
       else {
         this.#slots.set(id, slot);
-        this.#contentBytes += contentBytes(id, this.#contents[slot]!);
+        this.#contentBytes += 2 * id.length;
         for (const passage of this.#passages[slot]!) {
           while (this.#owners.length <= passage) this.#owners.push(-1);
           this.#owners[passage] = slot;
@@ -61,9 +73,19 @@ export class DocSlots {
     return this.#ids;
   }
 
-  /** The content of each slot; undefined for a free one. */
-  get contents(): readonly (DocContent | undefined)[] {
-    return this.#contents;
+  /**
+   * The content of a slot, undefined for a free one: decoded from the stored contents when first read, and kept unless
+   * `keep` is false.
+   */
+  contentOf(slot: number, keep = true): DocContent | undefined {
+    const content = this.#contents[slot];
+    if (content !== undefined || this.#ids[slot] === undefined) return content;
+    const decoded = this.#stored!.content(slot);
+    if (keep) {
+      this.#contents[slot] = decoded;
+      this.#contentBytes += contentBytes("", decoded);
+    }
+    return decoded;
   }
 
   /** The passage slots of each slot, in passage order; undefined for a free one. */
@@ -109,7 +131,7 @@ export class DocSlots {
   /** The text and metadata of a document. */
   content(id: string): DocContent | undefined {
     const slot = this.#slots.get(id);
-    return slot === undefined ? undefined : this.#contents[slot];
+    return slot === undefined ? undefined : this.contentOf(slot);
   }
 
   /** The spans of a document's passages, in order. */
@@ -154,7 +176,9 @@ export class DocSlots {
   clear(slot: number): void {
     const id = this.#ids[slot]!;
     const passages = this.#passages[slot]!;
-    this.#contentBytes -= contentBytes(id, this.#contents[slot]!);
+    const content = this.#contents[slot];
+    // A restored content never read is in the stored bytes, which stay until the next load.
+    this.#contentBytes -= 2 * id.length + (content === undefined ? 0 : contentBytes("", content));
     for (const passage of passages) {
       this.#owners[passage] = -1;
       this.#freePassages.push(passage);

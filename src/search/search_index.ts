@@ -102,7 +102,7 @@ export class SearchIndex {
       graph: this.#graph,
       graphs: init.graphs,
     });
-    this.#columns = new MetadataColumns((slot) => docs.contents[slot]?.metadata, () => docs.ids.length);
+    this.#columns = new MetadataColumns((slot) => docs.contentOf(slot)?.metadata, () => docs.ids.length);
     const ann = init.graphs === undefined ? undefined : init.ann;
     if (ann !== undefined) {
       if (init.plan !== undefined) this.#vectorCandidates.plan = init.plan;
@@ -199,8 +199,8 @@ export class SearchIndex {
   /** Finds, filters and ranks documents; `vector` and `hybrid` queries need `query.vector`. */
   search(query: SearchQuery): SearchPage {
     const { filter } = query;
-    const contents = this.#docs.contents;
-    const keep = filter === undefined ? undefined : (slot: number) => filter(contents[slot]!.metadata);
+    const docs = this.#docs;
+    const keep = filter === undefined ? undefined : (slot: number) => filter(docs.contentOf(slot)!.metadata);
     const textQuery = query.mode === "vector"
       ? undefined
       : query.textQuery ?? this.#text.query(query.text, query.match ?? EXACT);
@@ -382,7 +382,7 @@ export class SearchIndex {
     const slot = this.#docs.freeSlot;
     for (const view of this.#views) view.keep(slot);
     const passages = this.#docs.fill(id, doc, this.#vectors);
-    const content = this.#docs.contents[slot]!;
+    const content = this.#docs.contentOf(slot)!;
     this.#columns.set(slot, content.metadata);
     this.#text.add(slot, content.text);
     return passages;
@@ -391,7 +391,7 @@ export class SearchIndex {
   /** Removes a slot's document from every part; open views keep the original first, term counts included. */
   #clear(slot: number): void {
     for (const view of this.#views) view.keep(slot);
-    this.#text.remove(slot, this.#docs.contents[slot]!.text);
+    this.#text.remove(slot, this.#docs.contentOf(slot, false)!.text);
     this.#graph.remove(this.#docs.passages[slot]!);
     this.#docs.clear(slot);
     this.#columns.set(slot, undefined);

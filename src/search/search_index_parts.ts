@@ -4,7 +4,7 @@
  * importing the other.
  */
 import type { AnnIndex } from "./ann_index.ts";
-import type { DocContent } from "./indexed_doc.ts";
+import type { StoredContents } from "./stored_contents.ts";
 import type { TextIndex } from "./text_index.ts";
 import type { VectorPlan } from "./vector_plan.ts";
 import type { VectorStore } from "./vector_store.ts";
@@ -13,7 +13,8 @@ import type { VectorStore } from "./vector_store.ts";
 export interface SearchIndexParts {
   revision: number;
   ids: (string | undefined)[];
-  contents: (DocContent | undefined)[];
+  /** The documents' texts and metadata as the snapshot stored them, decoded when read. */
+  stored: StoredContents;
   /** The passage slots of each document slot, in passage order. */
   passages: (number[] | undefined)[];
   vectors: VectorStore;

@@ -10,7 +10,7 @@ import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
 import type { AnnIndex, GraphFile } from "./ann_index.ts";
 import { type GraphFiles, TEMPORARY_GRAPH_FILES } from "../segments/graph_files.ts";
-import type { DocContent } from "./indexed_doc.ts";
+import { StoredContents } from "./stored_contents.ts";
 import type { SearchIndexParts } from "./search_index_parts.ts";
 import { SearchIndex } from "./search_index.ts";
 import { analyzerFor } from "../fulltext/analyzer.ts";
@@ -231,7 +231,7 @@ function* readRecords(
   const dims = input.u32();
   const halfRows = options.version >= 6 && input.u8() === 1;
   const ids: (string | undefined)[] = Array.from({ length: slots }, () => undefined);
-  const contents: (DocContent | undefined)[] = Array.from({ length: slots }, () => undefined);
+  const stored = new StoredContents(slots);
   const passages: (number[] | undefined)[] = Array.from({ length: slots }, () => undefined);
   const lengths = new Uint32Array(slots);
   const vectors = new VectorStore();
@@ -241,13 +241,12 @@ function* readRecords(
     input = yield;
     if (input.u8() === 0) continue;
     ids[slot] = input.string();
-    const text = input.string();
-    const metadata = input.string();
-    const content: DocContent = metadata === "" ? { text } : { text, metadata: JSON.parse(metadata) };
+    // Texts and metadata stay bytes until read (see StoredContents).
+    const text = input.run();
+    const metadata = input.run();
     lengths[slot] = input.u32();
     const spans = input.uints();
-    if (spans.length > 0) content.spans = spans.slice();
-    contents[slot] = content;
+    stored.add(slot, text, metadata, spans.length > 0 ? spans.slice() : undefined);
     const rows = Array.from(input.uints());
     if (options.version < 7) {
       for (const row of rows) {
@@ -258,6 +257,7 @@ function* readRecords(
     passages[slot] = rows;
     docs++;
   }
+  stored.trim();
   if (options.version >= 7) yield* readRows(input, vectors, halfRows);
   input = yield;
   const postings: Posting[] = [];
@@ -291,7 +291,7 @@ function* readRecords(
     draft?.finish(ann !== undefined);
   }
   const plan = input.done ? undefined : JSON.parse(input.string()) as VectorPlan;
-  return { revision, ids, contents, passages, vectors, text, ann, plan };
+  return { revision, ids, stored, passages, vectors, text, ann, plan };
 }
 
 /** The graph in the file at `path`, or none when it does not load (a kept file that is damaged: it is written again). */

@@ -23,9 +23,10 @@ export interface ViewedDoc {
  * What {@link SnapshotView} reads: the index's live parts, which it only reads, with its graph already saved to a
  * temporary file that {@link SnapshotView.close} removes.
  */
-export interface ViewedParts extends Omit<SearchIndexParts, "ann" | "codes" | "ids" | "contents" | "passages"> {
+export interface ViewedParts extends Omit<SearchIndexParts, "ann" | "codes" | "ids" | "stored" | "passages"> {
   ids: readonly (string | undefined)[];
-  contents: readonly (DocContent | undefined)[];
+  /** The content of a slot; undefined for a free one. */
+  contentOf(slot: number): DocContent | undefined;
   /** The passage slots of each document slot, in passage order. */
   passages: readonly (readonly number[] | undefined)[];
   /** Passage slots (vector rows) when opened: later ones did not exist. */
@@ -138,13 +139,13 @@ export class SnapshotView {
   }
 
   #live(slot: number): ViewedDoc | undefined {
-    const { ids, contents, passages, vectors, text } = this.#parts;
+    const { ids, passages, vectors, text } = this.#parts;
     const id = ids[slot];
     if (id === undefined) return undefined;
     const rows = passages[slot]!;
     return {
       id,
-      content: contents[slot]!,
+      content: this.#parts.contentOf(slot)!,
       length: text.length(slot),
       passages: rows,
       vectors: rows.map((row) => vectors.row(row)),

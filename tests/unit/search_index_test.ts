@@ -214,6 +214,39 @@ Deno.test("a snapshot restores the same search results, with holes, metadata and
   assert.equal(restored.search({ mode: "vector", text: "", vector, offset: 0, limit: 1 }).hits[0]!.id, "id42");
 });
 
+Deno.test("a restored index reads its documents from the stored bytes when asked: a snapshot of it is the one it came from", async () => {
+  const graphs = await loadAnnGraphs();
+  const index = new SearchIndex({ revision: 3, graphs });
+  const batch = largeDocs(12);
+  index.apply(batch);
+  index.apply([change("id3", null)]);
+  const bytes = await snapshotBytes(index);
+  const restored = await decodeSearchSnapshot(bytes, { graphs });
+  const stored = restored.memoryBytes();
+  assert.deepEqual(await snapshotBytes(restored), bytes, "byte for byte, without decoding into the index");
+  assert.equal(restored.memoryBytes(), stored, "a snapshot keeps nothing it decoded");
+  assert.deepEqual(restored.content("id7"), { text: textOf(7), metadata: { i: 7 } });
+  assert.ok(restored.memoryBytes() > stored, "a document read is kept, and counted");
+  // Documents never read are replaced and removed: their old words leave the full-text side.
+  const vector = batch[5]!.doc!.passages[0]!.vector;
+  const changes = [change("id5", whole("fresh words only", vector)), change("id6", null)];
+  index.apply(changes);
+  restored.apply(changes);
+  for (const text of [textOf(5), textOf(6), "fresh words"]) {
+    const query: SearchQuery = { mode: "fulltext", text, offset: 0, limit: 20 };
+    assert.deepEqual(restored.search(query), index.search(query), text);
+  }
+  const filtered: SearchQuery = {
+    mode: "vector",
+    text: "",
+    vector,
+    filter: parseFilter({ i: { $gt: 100 } }),
+    offset: 0,
+    limit: 10,
+  };
+  assert.deepEqual(restored.search(filtered), index.search(filtered));
+});
+
 Deno.test("a snapshot decodes alike from chunks of any size; an older format, a cut one or a longer one is refused", async () => {
   const graphs = await loadAnnGraphs();
   const index = new SearchIndex({ revision: 3, graphs });
