@@ -1,6 +1,6 @@
 /**
- * `GET /openapi.json` (the OpenAPI document, built once for the configured limits) and `GET /` (where to find the API
- * and that document). Neither needs a key.
+ * `GET /openapi.json` (the OpenAPI document, built once for the configured limits, when first asked for: building it
+ * took about 15 ms of a start) and `GET /` (where to find the API and that document). Neither needs a key.
  */
 import denoConfig from "../../deno.json" with { type: "json" };
 import type { Limits } from "../api/request_schemas.ts";
@@ -12,9 +12,9 @@ import type { Route } from "./route.ts";
 /** The path of the OpenAPI document. */
 export const OPENAPI_PATH = "/openapi.json";
 
-/** Builds the OpenAPI document and the service pointer once, and returns the routes that answer them. */
+/** Returns the routes that answer the OpenAPI document and the service pointer. */
 export function docsRoutes(limits: Limits): Route[] {
-  const openApi = JSON.stringify(openApiDocument(limits, denoConfig.version));
+  let openApi: string | undefined;
   const info: ServiceInfo = {
     name: "quire",
     version: denoConfig.version,
@@ -28,7 +28,10 @@ export function docsRoutes(limits: Limits): Route[] {
       path: OPENAPI_PATH,
       label: "openapi.json",
       handle: (request) =>
-        rejectUnlessGet(request) ?? new Response(openApi, { headers: { "content-type": "application/json" } }),
+        rejectUnlessGet(request) ??
+          new Response(openApi ??= JSON.stringify(openApiDocument(limits, denoConfig.version)), {
+            headers: { "content-type": "application/json" },
+          }),
     },
   ];
 }
