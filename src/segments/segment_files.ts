@@ -277,17 +277,27 @@ export async function* copying(chunks: AsyncIterable<Uint8Array>, copy: SegmentC
   }
 }
 
-/** A file's bytes in pieces of {@link READ_BYTES}, each a fresh array; the file is closed at the end or on a stop. */
+/**
+ * A file's bytes in pieces of up to {@link READ_BYTES}, each of which holds until the next is asked for: the next piece
+ * is read into a second buffer while the caller decodes this one, so that the disk and the decoding overlap and two
+ * buffers serve the whole file. The file is closed at the end or on a stop.
+ */
 async function* readChunks(path: string): AsyncGenerator<Uint8Array> {
   const file = await Deno.open(path);
+  const buffers = [new Uint8Array(READ_BYTES), new Uint8Array(READ_BYTES)];
+  let reading: Promise<number | null> | undefined = file.read(buffers[0]!);
   try {
-    for (;;) {
-      const piece = new Uint8Array(READ_BYTES);
-      const read = await file.read(piece);
+    for (let piece = 0;; piece++) {
+      const read = await reading;
+      reading = undefined;
       if (read === null) return;
-      yield piece.subarray(0, read);
+      const chunk = buffers[piece % 2]!.subarray(0, read);
+      reading = file.read(buffers[(piece + 1) % 2]!);
+      yield chunk;
     }
   } finally {
+    // A read still under way ends before the file closes.
+    await reading?.catch(() => null);
     file.close();
   }
 }
