@@ -14,7 +14,7 @@ import { StoredContents } from "./stored_contents.ts";
 import type { SearchIndexParts } from "./search_index_parts.ts";
 import { SearchIndex } from "./search_index.ts";
 import { analyzerFor } from "../fulltext/analyzer.ts";
-import { type Posting, TextIndex } from "./text_index.ts";
+import { TextIndex } from "./text_index.ts";
 import { VectorStore } from "./vector_store.ts";
 import { halfStride } from "../vector_scan/half_rows.ts";
 import type { VectorPlan } from "./vector_plan.ts";
@@ -264,9 +264,9 @@ function* readRecords(
   stored.trim();
   if (options.version >= 7) input = yield* readRows(input, vectors, halfRows);
   if (input.done) input = yield;
-  const postings: Posting[] = [];
+  const restoring = TextIndex.restoring(analyzerFor(language), lengths, docs);
   for (let term = input.string(); term !== ""; term = (input.done ? input = yield : input).string()) {
-    postings.push({ term, slots: input.uints().slice(), counts: input.uints().slice() });
+    restoring.posting(term, input.uints(), input.uints());
   }
   const variants: string[] = [];
   for (
@@ -274,7 +274,7 @@ function* readRecords(
     word !== "";
     word = (input.done ? input = yield : input).string()
   ) variants.push(word);
-  const text = TextIndex.fromPostings(analyzerFor(language), postings, variants, lengths, docs);
+  const text = restoring.finish(variants);
   const graphBytes = input.u32();
   const { graphs } = options;
   const files = options.graphFiles ?? TEMPORARY_GRAPH_FILES;

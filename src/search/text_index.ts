@@ -31,6 +31,12 @@ export interface Posting {
   counts: readonly number[] | Uint32Array;
 }
 
+/** A {@link TextIndex} being restored from a snapshot: its postings, a term at a time, then its words. */
+export interface TextIndexRestore {
+  posting(term: string, slots: ArrayLike<number>, counts: ArrayLike<number>): void;
+  finish(variants: Iterable<string>): TextIndex;
+}
+
 /** Query words of at least this many characters match with one typo, and with two from the second length. */
 export const TYPO_LENGTHS = [5, 9] as const;
 /** The weight of a match with one typo and with two, against an exact match's 1. */
@@ -326,30 +332,30 @@ export class TextIndex {
   }
 
   /**
-   * Rebuilds an index of `docs` documents from snapshot postings, words and per-slot lengths, without tokenizing.
+   * Rebuilds an index of `docs` documents from a snapshot's per-slot lengths, postings and words, without tokenizing:
+   * each posting is taken as it is read (its arrays may be reused after the call), so that a load makes no object per
+   * term beyond what the index keeps.
    */
-  static fromPostings(
-    analyzer: Analyzer,
-    postings: Iterable<Posting>,
-    variants: Iterable<string>,
-    lengths: Uint32Array,
-    docs: number,
-  ): TextIndex {
+  static restoring(analyzer: Analyzer, lengths: Uint32Array, docs: number): TextIndexRestore {
     const index = new TextIndex(analyzer);
-    index.#variants = SortedWords.from(variants);
-    for (const { term, slots, counts } of postings) {
-      if (slots.length === 0) continue;
-      index.#holders.set(term, slots);
-      index.#postings += slots.length;
-      for (let i = 0; i < counts.length; i++) {
-        if (counts[i]! > 1) index.#addRepeat(term, slots[i]!, counts[i]!);
-      }
-    }
-    index.#terms = SortedWords.from(index.#holders.keys());
     index.#lengths = lengths.slice();
     index.#docs = docs;
     for (const length of lengths) index.#totalLength += length;
-    return index;
+    return {
+      posting(term, slots, counts) {
+        if (slots.length === 0) return;
+        index.#holders.set(term, slots);
+        index.#postings += slots.length;
+        for (let i = 0; i < counts.length; i++) {
+          if (counts[i]! > 1) index.#addRepeat(term, slots[i]!, counts[i]!);
+        }
+      },
+      finish(variants) {
+        index.#variants = SortedWords.from(variants);
+        index.#terms = SortedWords.from(index.#holders.keys());
+        return index;
+      },
+    };
   }
 
   #addRepeat(term: string, slot: number, count: number): void {
