@@ -54,15 +54,16 @@ export async function clientVectorEnvironment(
 
 /**
  * Starts `main.ts` of the checkout at `root` with `env` (a fresh {@link clientVectorEnvironment} by default); `key` is
- * the project's, when the store already has it (a restart).
+ * the project's, when the store already has it (a restart). `onStdout` hears what the server writes (its request log).
  */
 export async function startClientVectorServer(
   root: string,
   env?: Record<string, string>,
   key = "",
+  onStdout?: (text: string) => void,
 ): Promise<ServerProcess> {
   env ??= await clientVectorEnvironment();
-  return await startServerProcess(env, key, { args: ["run", ...PERMISSIONS, `${root}/main.ts`] });
+  return await startServerProcess(env, key, { args: ["run", ...PERMISSIONS, `${root}/main.ts`], onStdout });
 }
 
 /**
