@@ -65,7 +65,7 @@ export class AnnIndex {
     if (slots.length === 0) return;
     const matrix = new Float32Array(slots.length * vectors.dims);
     vectors.forEachRow(slots, (row, i) => matrix.set(row, i * vectors.dims));
-    this.#index.add(BigUint64Array.from(slots, BigInt), matrix);
+    this.#index.add(keysOf(slots), matrix);
   }
 
   /**
@@ -94,7 +94,7 @@ export class AnnIndex {
 
   /** Those of `slots` whose vectors the graph does not hold. */
   missing(slots: number[]): number[] {
-    const held = this.#index.contains(BigUint64Array.from(slots, BigInt)) as boolean[];
+    const held = this.#index.contains(keysOf(slots)) as boolean[];
     return slots.filter((_, i) => !held[i]);
   }
 
@@ -152,6 +152,18 @@ export class AnnIndex {
     ann.#index.load(path);
     return ann;
   }
+}
+
+/**
+ * Slots as USearch's 64-bit keys, each written as the low word of a little-endian integer (slots are array indexes, and
+ * the hosts quire runs on are little-endian): a BigInt per slot cost a 100,000-vector load's check of its graph most of
+ * its time.
+ */
+function keysOf(slots: readonly number[]): BigUint64Array {
+  const keys = new BigUint64Array(slots.length);
+  const words = new Uint32Array(keys.buffer);
+  for (let i = 0; i < slots.length; i++) words[2 * i] = slots[i]!;
+  return keys;
 }
 
 /** The `count` of `rows` (float32, `dims` to a row) nearest to `query` by cosine, nearest first (see {@link AnnGraphs}). */
