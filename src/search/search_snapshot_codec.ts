@@ -251,7 +251,7 @@ function* readRecords(
     lengths[slot] = input.u32();
     const spans = input.uints();
     stored.add(slot, text, metadata, spans.length > 0 ? spans.slice() : undefined);
-    const rows = Array.from(input.uints());
+    const rows = input.uintList();
     if (options.version < 7) {
       for (const row of rows) {
         if (halfRows) vectors.setHalves(row, input.bytes(2 * dims));

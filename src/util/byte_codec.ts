@@ -159,6 +159,15 @@ export class ByteReader {
     return new Uint32Array(...this.#words());
   }
 
+  /** Uint32 values that {@link ByteWriter.words} wrote, as a plain array: no typed array made for a short list. */
+  uintList(): number[] {
+    const [, start, length] = this.#words();
+    const at = start - this.#bytes.byteOffset;
+    const list = new Array<number>(length);
+    for (let i = 0; i < length; i++) list[i] = this.#view.getUint32(at + 4 * i, true);
+    return list;
+  }
+
   #words(): [ArrayBufferLike, number, number] {
     const length = this.u32();
     this.#offset += (4 - (this.#bytes.byteOffset + this.#offset) % 4) % 4;

@@ -32,3 +32,25 @@ Deno.test("a writer drained in pieces at any offset writes what one undrained wr
   }
   assert.ok(input.done);
 });
+
+Deno.test("uint lists read back as plain arrays what words wrote, at any alignment of the reader's bytes", () => {
+  const out = new ByteWriter(16);
+  const lists = [[], [7], [1, 4_294_967_295, 3], Array.from({ length: 50 }, (_, i) => i * 1_000_003)];
+  for (const list of lists) {
+    out.u8(1);
+    out.words(Uint32Array.from(list));
+  }
+  const bytes = out.bytes();
+  // The reader's bytes at an odd offset of their buffer: it copies them to read words aligned.
+  const shifted = new Uint8Array(bytes.byteLength + 1);
+  shifted.set(bytes, 1);
+  for (const input of [new ByteReader(bytes), new ByteReader(shifted.subarray(1))]) {
+    for (const list of lists) {
+      assert.equal(input.u8(), 1);
+      const read = input.uintList();
+      assert.ok(Array.isArray(read));
+      assert.deepEqual(read, list);
+    }
+    assert.ok(input.done);
+  }
+});
