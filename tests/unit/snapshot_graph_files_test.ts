@@ -67,19 +67,20 @@ Deno.test("a graph written from a snapshot is finished as loaded, and a kept one
   }
 });
 
+/** The snapshot's bytes, then a failure near the end: within the graph, the snapshot's last large part. */
+async function* failingNearTheEnd(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes.subarray(0, bytes.byteLength - 20_000);
+  throw new Error("the store went away");
+}
+
 Deno.test("a read that fails within the graph's bytes removes the file the load was writing", async () => {
   const bytes = await snapshotWithGraph();
   const dir = await Deno.makeTempDir();
   try {
     const files = recordingFiles(dir);
     const graphs = await loadAnnGraphs();
-    // The store fails near the end: within the graph, the snapshot's last large part.
-    async function* failing(): AsyncGenerator<Uint8Array> {
-      yield bytes.subarray(0, bytes.byteLength - 20_000);
-      throw new Error("the store went away");
-    }
     await assert.rejects(
-      () => decodeSearchSnapshot(failing(), { graphs, graphFiles: files }),
+      () => decodeSearchSnapshot(failingNearTheEnd(bytes), { graphs, graphFiles: files }),
       /the store went away/,
     );
     assert.deepEqual(files.finished, [false]);
