@@ -3,15 +3,13 @@
  * {@link BATCH_MS} each, one per turn of the event loop (and fewer while requests keep it busy), so that no request
  * waits long for one; and a bound on how many may wait, which writers wait for, so that a bulk load cannot outrun the
  * graph, once tuning has found that its searches use the graph. An index whose searches scan every code instead (its
- * tuned plan) needs neither: its graph takes only what a tuning measures (see {@link scanGraphFull}), while the process
- * is otherwise idle, and writers never wait for it.
+ * tuned plan) needs neither: its inserts run only while the process is otherwise idle, and writers never wait for them.
  */
 import type { BackgroundTasks } from "../concurrency/background_tasks.ts";
 import type { SearchIndex } from "../search/search_index.ts";
 import type { NativeAllocator } from "../util/native_allocator.ts";
 import { collectGarbageNow } from "../util/collect_garbage.ts";
 import { awaitBackground, TimeSlices } from "../util/time_slices.ts";
-import { EXACT_SEARCH_MAX_VECTORS } from "../search/vector_candidates.ts";
 
 /**
  * How long one batch may hold the event loop. What an insert costs depends on the vectors (several times more for
@@ -60,15 +58,13 @@ export class GraphInserts {
    */
   start(name: string, index: SearchIndex, wanted: () => boolean, { all = false } = {}): void {
     if (this.#running.has(index) || !(all ? index.pendingGraphInserts > 0 : index.graphInsertsDue)) return;
-    if (scanGraphFull(index)) return;
     const inserting: Inserting = { waiters: [] };
     this.#running.set(index, inserting);
     this.#background.run(`graph inserts of ${name}`, async () => {
       try {
         const heldBefore = index.graphVectors;
         const paused = () => this.#snapshots > 0 && inserting.waiters.length === 0;
-        const more = () => wanted() && !scanGraphFull(index);
-        await insertInBatches(index, { wanted: more, whenIdle: () => index.vectorPlan.scan, paused }, () => {
+        await insertInBatches(index, { wanted, whenIdle: () => index.vectorPlan.scan, paused }, () => {
           if (!backlogMatters(index)) release(inserting);
         });
         const inserted = index.graphVectors - heldBefore;
@@ -139,16 +135,6 @@ export class GraphInserts {
  * only matters once a retuning finds it cheaper than the scan (it tunes on the vectors the graph holds); nor before the
  * first tuning, which waits for a graph of 10,000 vectors, so that a bulk load does not wait for a graph it may not use.
  */
-/**
- * Whether the index's searches scan every code (its tuned plan) and its graph holds what a tuning measures: its other
- * vectors then wait, their codes scanned as every search scans them. A graph of every near-random vector served no
- * search and held about 700 bytes a vector (70 MB at 100,000, of a process of 364 MiB); a retune as the index grows
- * measures the graph it has, and once the plan searches the graph, inserts run again for the next write or load.
- */
-function scanGraphFull(index: SearchIndex): boolean {
-  return index.vectorPlan.scan && index.graphVectors >= EXACT_SEARCH_MAX_VECTORS;
-}
-
 function backlogMatters(index: SearchIndex): boolean {
   const plan = index.vectorPlan;
   return plan.tunedAt > 0 && !plan.scan && index.pendingGraphInserts > MAX_GRAPH_BACKLOG;
