@@ -293,6 +293,8 @@ async function* readChunks(path: string): AsyncGenerator<Uint8Array> {
       if (read === null) return;
       const chunk = buffers[piece % 2]!.subarray(0, read);
       reading = file.read(buffers[(piece + 1) % 2]!);
+      // A read that fails while the caller decodes is thrown at the next piece, not as an unhandled rejection.
+      reading.catch(() => {});
       yield chunk;
     }
   } finally {
