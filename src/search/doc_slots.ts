@@ -20,6 +20,11 @@ export class DocSlots {
   /** Contents by slot, once read: a restored slot's is decoded from {@link #stored} when first read. */
   readonly #contents: (DocContent | undefined)[];
   readonly #stored: StoredContents | undefined;
+  /**
+   * Slots whose restored content is still the stored one: counted at the load as if decoded, so that the budget never
+   * finds an index larger than it measured once its documents are read.
+   */
+  readonly #restored: Uint8Array;
   readonly #passages: (number[] | undefined)[];
   readonly #slots = new Map<string, number>();
   readonly #free: number[] = [];
@@ -49,12 +54,14 @@ export class DocSlots {
     this.#stored = restored.stored;
     this.#passages = restored.passages ?? [];
     this.#contentBytes = this.#stored?.bytes ?? 0;
+    this.#restored = new Uint8Array(this.#stored === undefined ? 0 : this.#ids.length);
     for (let slot = 0; slot < this.#ids.length; slot++) {
       const id = this.#ids[slot];
       if (id === undefined) this.#free.push(slot);
       else {
         this.#slots.set(id, slot);
-        this.#contentBytes += 2 * id.length;
+        this.#restored[slot] = 1;
+        this.#contentBytes += 2 * id.length + this.#stored!.decodedBytes(slot);
         for (const passage of this.#passages[slot]!) {
           while (this.#owners.length <= passage) this.#owners.push(-1);
           this.#owners[passage] = slot;
@@ -81,10 +88,7 @@ export class DocSlots {
     const content = this.#contents[slot];
     if (content !== undefined || this.#ids[slot] === undefined) return content;
     const decoded = this.#stored!.content(slot);
-    if (keep) {
-      this.#contents[slot] = decoded;
-      this.#contentBytes += contentBytes("", decoded);
-    }
+    if (keep) this.#contents[slot] = decoded;
     return decoded;
   }
 
@@ -176,9 +180,11 @@ export class DocSlots {
   clear(slot: number): void {
     const id = this.#ids[slot]!;
     const passages = this.#passages[slot]!;
-    const content = this.#contents[slot];
-    // A restored content never read is in the stored bytes, which stay until the next load.
-    this.#contentBytes -= 2 * id.length + (content === undefined ? 0 : contentBytes("", content));
+    // A restored content was counted as decoded; its stored bytes stay until the next load.
+    const restored = this.#restored[slot] === 1;
+    this.#contentBytes -= 2 * id.length +
+      (restored ? this.#stored!.decodedBytes(slot) : contentBytes("", this.#contents[slot]!));
+    if (restored) this.#restored[slot] = 0;
     for (const passage of passages) {
       this.#owners[passage] = -1;
       this.#freePassages.push(passage);

@@ -46,6 +46,15 @@ export class StoredContents {
     if (spans !== undefined) this.#spans.set(slot, spans);
   }
 
+  /**
+   * The memory a slot's content takes once decoded (UTF-16 strings, metadata as JSON's length, an object, its spans),
+   * estimated from its stored bytes as `DocSlots` estimates a content it holds.
+   */
+  decodedBytes(slot: number): number {
+    const [start, , end] = this.#offsets.subarray(slot * 3, slot * 3 + 3);
+    return 2 * (end! - start!) + 96 + (this.#spans.get(slot)?.byteLength ?? 0);
+  }
+
   /** Gives back the room that growing left past the last document: a load calls it once every document is in. */
   trim(): void {
     this.#bytes = this.#bytes.slice(0, this.#used);
