@@ -96,21 +96,21 @@ async function decodeVersion(
 ): Promise<{ index: SearchIndex | null; local: boolean }> {
   const language = record.language ?? DEFAULT_LANGUAGE;
   const { versionId } = pointer;
-  const codes = segments?.readCodes(record.id, versionId);
-  const graphFiles = segments?.graphFiles(record.id, versionId);
+  // Kept codes and graph files serve only a process that has graphs (not the wasm backend's).
+  const derivedFiles = graphs === undefined ? undefined : segments;
+  const codes = derivedFiles?.readCodes(record.id, versionId);
+  const graphFiles = derivedFiles?.graphFiles(record.id, versionId);
   const options = { graphs, language, codes, graphFiles };
   let decoded: { index: SearchIndex | null; local: boolean } | undefined;
   try {
-    decoded = await decodeFromCopy(record.id, pointer, segments, options);
-    // A graph file written from a copy that then failed to decode is not kept.
-    graphFiles?.settle(decoded !== undefined);
-    decoded ??= await decodeFromStore(record.id, pointer, chunks, segments, options);
+    decoded = await decodeFromCopy(record.id, pointer, segments, options) ??
+      await decodeFromStore(record.id, pointer, chunks, segments, options);
   } finally {
     graphFiles?.settle((decoded?.index ?? null) !== null);
   }
   // What the load derived from the snapshot is kept for the next load of this version, before any write changes it.
-  const derived = segments === undefined ? undefined : decoded.index?.derivedCodes();
-  if (derived !== undefined) segments!.keepCodes(record.id, versionId, derived).catch(() => {});
+  const derived = derivedFiles === undefined ? undefined : decoded.index?.derivedCodes();
+  if (derived !== undefined) derivedFiles!.keepCodes(record.id, versionId, derived).catch(() => {});
   return decoded;
 }
 

@@ -5,7 +5,7 @@
  */
 import type { DocContent, IndexedDoc, PassageSpan } from "./indexed_doc.ts";
 import type { SearchIndexParts } from "./search_index_parts.ts";
-import type { StoredContents } from "./stored_contents.ts";
+import { CONTENT_OBJECT_BYTES, type StoredContents } from "./stored_contents.ts";
 import type { VectorStore } from "./vector_store.ts";
 import type { ViewedParts } from "./snapshot_view.ts";
 
@@ -231,5 +231,5 @@ export class DocSlots {
 /** The estimated memory of a document's id, text and metadata (UTF-16 strings, metadata as JSON). */
 function contentBytes(id: string, content: DocContent): number {
   const metadata = content.metadata === undefined ? 0 : JSON.stringify(content.metadata).length;
-  return 2 * (id.length + content.text.length + metadata) + 96 + (content.spans?.byteLength ?? 0);
+  return 2 * (id.length + content.text.length + metadata) + CONTENT_OBJECT_BYTES + (content.spans?.byteLength ?? 0);
 }

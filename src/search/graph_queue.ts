@@ -19,8 +19,8 @@ export class GraphQueue {
   #ann: AnnIndex | undefined;
   /** Passage slots whose vectors the graph does not hold yet: added in batches, at the next search or once many. */
   readonly #pending = new Set<number>();
-  /** How a restored graph's codes came: from saved codes, or written from the vectors. */
-  #restoredCodes: "saved" | "derived" | undefined;
+  /** Whether a restored graph's codes were written from the vectors, rather than taken from saved ones. */
+  #codesDerived = false;
 
   /** A queue without a graph yet, whose vectors are read from `vectors`. */
   constructor(vectors: VectorStore) {
@@ -64,8 +64,8 @@ export class GraphQueue {
    */
   restore(ann: AnnIndex, passages: number[], codes?: Uint8Array): void {
     this.#ann = ann;
-    this.#restoredCodes = codes !== undefined && ann.restoreCodes(codes, passages) ? "saved" : "derived";
-    if (this.#restoredCodes === "derived") ann.encode(passages, this.#vectors);
+    this.#codesDerived = codes === undefined || !ann.restoreCodes(codes, passages);
+    if (this.#codesDerived) ann.encode(passages, this.#vectors);
     for (const passage of ann.missing(passages)) this.#pending.add(passage);
   }
 
@@ -74,7 +74,7 @@ export class GraphQueue {
    * for a later load of the same snapshot to take; none otherwise.
    */
   derivedCodes(): Uint8Array | undefined {
-    return this.#restoredCodes === "derived" ? this.#ann!.savedCodes() : undefined;
+    return this.#codesDerived ? this.#ann!.savedCodes() : undefined;
   }
 
   /** Takes a new, empty graph, which all of `passages` wait to join. */

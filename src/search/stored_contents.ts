@@ -5,6 +5,8 @@
  */
 import type { DocContent } from "./indexed_doc.ts";
 
+/** The estimated memory of a decoded content's object, beside its strings and spans. */
+export const CONTENT_OBJECT_BYTES = 96;
 /** The buffer's first size; it doubles as it fills. */
 const FIRST_BYTES = 1 << 20;
 const decoder = new TextDecoder();
@@ -52,7 +54,7 @@ export class StoredContents {
    */
   decodedBytes(slot: number): number {
     const [start, , end] = this.#offsets.subarray(slot * 3, slot * 3 + 3);
-    return 2 * (end! - start!) + 96 + (this.#spans.get(slot)?.byteLength ?? 0);
+    return 2 * (end! - start!) + CONTENT_OBJECT_BYTES + (this.#spans.get(slot)?.byteLength ?? 0);
   }
 
   /** Gives back the room that growing left past the last document: a load calls it once every document is in. */

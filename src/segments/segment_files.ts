@@ -35,7 +35,10 @@ export interface SegmentCopy {
 
 /** Graph files of one snapshot version, whose new one is kept only once the whole snapshot has decoded. */
 export interface KeptGraphFiles extends GraphFiles {
-  /** Keeps the graph file the load wrote, if any, when the snapshot `decoded` whole; drops it otherwise. */
+  /**
+   * Keeps the graph file the load wrote last, if any, when the snapshot `decoded` whole; drops it otherwise. One written
+   * before it (from a copy that then failed to decode) is dropped when the next is written.
+   */
   settle(decoded: boolean): void;
 }
 
@@ -162,7 +165,10 @@ export class SegmentFiles {
         return {
           path: draft.path,
           finish: (loaded) => {
-            if (loaded) copy = this.#syncedCopy(indexId, draft.path);
+            if (loaded) {
+              if (copy !== undefined) removeQuietly(copy);
+              copy = this.#syncedCopy(indexId, draft.path);
+            }
             draft.finish(loaded);
           },
         };

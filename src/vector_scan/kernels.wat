@@ -226,7 +226,7 @@
       (br_if $step (i32.lt_u (local.get $j) (local.get $stride))))
     (call $pairSum (local.get $sum)))
 
-;; out[i] (float64) = the sum of the squares of float16 row i at `rows` (`stride` bytes each) as "halfSquares" adds
+  ;; out[i] (float64) = the sum of the squares of float16 row i at `rows` (`stride` bytes each) as "halfSquares" adds
   ;; them up, for `count` rows: a load's rows, many a call.
   (func (export "halfSquaresOf") (param $rows i32) (param $count i32) (param $stride i32) (param $out i32)
     (local $i i32)
