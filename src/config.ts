@@ -124,7 +124,7 @@ export const CONFIG_HELP: Record<keyof Config, string> = {
     "Most megabytes of search state kept in memory, least recently searched out first (default a quarter of the " +
     "machine's memory; 256 on Deno Deploy and with the wasm backend)",
   SEGMENT_DIR:
-    "Where this host keeps local copies of index snapshots and the graphs and codes loads derive from them, read at a " +
+    "Where this host keeps local copies of index snapshots and the graphs, codes and mapped rows loads derive from them, read at a " +
     "load instead of the store (default segments beside the store file, ./data/segments with KV Connect; off: none, " +
     "as on Deno Deploy)",
   PROCESSES: "Server processes to start on one port, each a full instance over the same store (default 1)",

@@ -235,3 +235,12 @@ export function readWholeSnapshot(
 export function textScores(text: TextIndex, query: TextQuery, keep?: (slot: number) => boolean): TextScores {
   return text.withScores(query, keep, ({ slots, scores }) => ({ slots: slots.slice(), scores: scores.slice() }));
 }
+
+/**
+ * The files this process maps, as `/proc/<pid>/maps` lists them: read by a child process, since Deno grants a read of
+ * the process's own `/proc` files only with every permission.
+ */
+export async function mappedFiles(): Promise<string> {
+  const { stdout } = await new Deno.Command("cat", { args: [`/proc/${Deno.pid}/maps`] }).output();
+  return new TextDecoder().decode(stdout);
+}

@@ -11,6 +11,7 @@ import { SearchIndex } from "../search/search_index.ts";
 import { decodeSearchSnapshot, type SnapshotDecodeOptions } from "../search/search_snapshot_codec.ts";
 import { DEFAULT_LANGUAGE } from "../fulltext/languages.ts";
 import { copying, type SegmentFiles } from "../segments/segment_files.ts";
+import { FileMapper } from "../util/file_mapping.ts";
 
 /** Reads of the document records before settling for one that a concurrent write may have overlapped. */
 const MAX_LIST_ATTEMPTS = 3;
@@ -100,13 +101,23 @@ async function decodeVersion(
   const derivedFiles = graphs === undefined ? undefined : segments;
   const codes = derivedFiles?.readCodes(record.id, versionId);
   const graphFiles = derivedFiles?.graphFiles(record.id, versionId);
-  const options = { graphs, language, codes, graphFiles };
+  // Rows are kept as a file to map only where this process can map one.
+  const mapper = segments === undefined ? undefined : FileMapper.get();
+  const rowsFiles = mapper === undefined ? undefined : segments!.rowsFiles(record.id, versionId);
+  const options = {
+    graphs,
+    language,
+    codes,
+    graphFiles,
+    rowsFiles: rowsFiles && { files: rowsFiles, mapper: mapper! },
+  };
   let decoded: { index: SearchIndex | null; local: boolean } | undefined;
   try {
     decoded = await decodeFromCopy(record.id, pointer, segments, options) ??
       await decodeFromStore(record.id, pointer, chunks, segments, options);
   } finally {
     graphFiles?.settle((decoded?.index ?? null) !== null);
+    rowsFiles?.settle((decoded?.index ?? null) !== null);
   }
   // What the load derived from the snapshot is kept for the next load of this version, before any write changes it.
   const derived = derivedFiles === undefined ? undefined : decoded.index?.derivedCodes();

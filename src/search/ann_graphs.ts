@@ -10,6 +10,8 @@ export interface AnnGraphs {
   create(dims: number): AnnIndex;
   /** Restores a graph from a file that {@link AnnIndex.saveFile} wrote, or a copy of it. */
   load(path: string, dims: number): AnnIndex;
+  /** Restores a graph by mapping a kept file that is never written (see {@link AnnIndex.view}). */
+  view(path: string, dims: number): AnnIndex;
   /**
    * The `count` of `rows` (float32, `dims` to a row) nearest to `query` by cosine, nearest first, by an exact native
    * scan on every core: for indexes too small for a graph.
@@ -20,5 +22,10 @@ export interface AnnGraphs {
 /** Imports USearch (a native addon: it needs FFI) and returns its graphs. */
 export async function loadAnnGraphs(): Promise<AnnGraphs> {
   const { AnnIndex, nearestRows } = await import("./ann_index.ts");
-  return { create: (dims) => new AnnIndex(dims), load: (path, dims) => AnnIndex.load(path, dims), nearestRows };
+  return {
+    create: (dims) => new AnnIndex(dims),
+    load: (path, dims) => AnnIndex.load(path, dims),
+    view: (path, dims) => AnnIndex.view(path, dims),
+    nearestRows,
+  };
 }

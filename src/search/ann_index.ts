@@ -32,6 +32,8 @@ export class AnnIndex {
   readonly #index: Index;
   readonly #dims: number;
   readonly #codes: VectorCodes;
+  /** The kept file the graph is viewed from (mapped, read-only), until the first change loads it into memory. */
+  #viewed: string | undefined;
 
   constructor(dims: number) {
     this.#dims = dims;
@@ -63,6 +65,7 @@ export class AnnIndex {
    */
   add(slots: number[], vectors: VectorStore): void {
     if (slots.length === 0) return;
+    this.#writable();
     const matrix = new Float32Array(slots.length * vectors.dims);
     vectors.forEachRow(slots, (row, i) => matrix.set(row, i * vectors.dims));
     this.#index.add(keysOf(slots), matrix);
@@ -100,6 +103,7 @@ export class AnnIndex {
 
   /** Removes the vector of a slot from the graph, if any, and its codes. */
   remove(slot: number): void {
+    this.#writable();
     this.#index.remove(BigInt(slot));
     this.removeCodes(slot);
   }
@@ -151,6 +155,48 @@ export class AnnIndex {
     const ann = new AnnIndex(dims);
     ann.#index.load(path);
     return ann;
+  }
+
+  /**
+   * Restores a graph by viewing a kept file that {@link saveFile} wrote: USearch maps it instead of reading it into
+   * memory, so the graph's pages are read as searches touch them, and shared by the processes on the host that view the
+   * same file. The first change loads it into memory. The file must never be written; it may be removed.
+   */
+  static view(path: string, dims: number): AnnIndex {
+    const ann = new AnnIndex(dims);
+    ann.#index.view(path);
+    ann.#viewed = path;
+    return ann;
+  }
+
+  /**
+   * Loads a viewed graph into memory, where it can change: from its file, or, when the file has gone meanwhile (a newer
+   * version pruned it; USearch opens a file before it drops what it holds), from a copy that the mapped graph saves.
+   */
+  #writable(): void {
+    const viewed = this.#viewed;
+    if (viewed === undefined) return;
+    try {
+      this.#index.load(viewed);
+    } catch (error) {
+      if (fileExists(viewed)) throw error;
+      const { path } = this.saveFile();
+      try {
+        this.#index.load(path);
+      } finally {
+        Deno.removeSync(path);
+      }
+    }
+    this.#viewed = undefined;
+  }
+}
+
+function fileExists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 

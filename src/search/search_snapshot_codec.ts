@@ -10,6 +10,8 @@ import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
 import type { AnnIndex, GraphFile } from "./ann_index.ts";
 import { type GraphFiles, TEMPORARY_GRAPH_FILES } from "../segments/graph_files.ts";
+import type { RowsFiles } from "../segments/rows_files.ts";
+import type { FileMapper } from "../util/file_mapping.ts";
 import { StoredContents } from "./stored_contents.ts";
 import type { SearchIndexParts } from "./search_index_parts.ts";
 import { SearchIndex } from "./search_index.ts";
@@ -157,6 +159,11 @@ export interface SnapshotDecodeOptions {
    * awaited once the rest is decoded, so that reading them overlaps the decoding.
    */
   codes?: Promise<Uint8Array | undefined> | undefined;
+  /**
+   * Where float16 rows are mapped from a file kept beside the snapshot, instead of copied out of it; without one, the
+   * rows are copied, and written to a new file as they go by.
+   */
+  rowsFiles?: { files: RowsFiles; mapper: FileMapper } | undefined;
 }
 
 /**
@@ -203,15 +210,34 @@ async function nextFrame(frames: FrameReader): Promise<Uint8Array> {
  * Reads the vector rows of format 7, many at a time, into `vectors`, which has room for them; returns the reader to go
  * on in.
  */
-function* readRows(first: ByteReader, vectors: VectorStore, halves: boolean): Generator<void, ByteReader, ByteReader> {
+function* readRows(
+  first: ByteReader,
+  vectors: VectorStore,
+  halves: boolean,
+  rowsFiles: SnapshotDecodeOptions["rowsFiles"],
+): Generator<void, ByteReader, ByteReader> {
   let input = first;
   const rows = input.u32();
   const rowBytes = input.u32();
   vectors.reserve(rows, vectors.dims);
-  for (let from = 0; from < rows; from += ROWS_PER_RECORD) {
-    if (input.done) input = yield;
-    const count = Math.min(ROWS_PER_RECORD, rows - from);
-    vectors.setRowsOf(from, input.bytes(count * rowBytes), halves);
+  // Float16 rows as the store keeps them are mapped from a kept file, or written to one as they are copied.
+  const mappable = rowsFiles !== undefined && halves && vectors.halfRows && rowBytes === vectors.rowBytes;
+  const kept = mappable ? rowsFiles.files.kept(rows, rowBytes) : undefined;
+  const mapped = kept !== undefined && vectors.mapRowsOf(rowsFiles!.mapper, kept);
+  const draft = mappable && !mapped ? rowsFiles.files.create(rows, rowBytes) : undefined;
+  let finished = false;
+  try {
+    for (let from = 0; from < rows; from += ROWS_PER_RECORD) {
+      if (input.done) input = yield;
+      const count = Math.min(ROWS_PER_RECORD, rows - from);
+      const bytes = input.bytes(count * rowBytes);
+      if (!mapped) vectors.setRowsOf(from, bytes, halves);
+      draft?.write(bytes);
+    }
+    draft?.finish(vectors.lengthsOf(rows));
+    finished = true;
+  } finally {
+    if (!finished) draft?.finish();
   }
   return input;
 }
@@ -262,7 +288,7 @@ function* readRecords(
     docs++;
   }
   stored.trim();
-  if (options.version >= 7) input = yield* readRows(input, vectors, halfRows);
+  if (options.version >= 7) input = yield* readRows(input, vectors, halfRows, options.rowsFiles);
   if (input.done) input = yield;
   const restoring = TextIndex.restoring(analyzerFor(language), lengths, docs);
   for (let term = input.string(); term !== ""; term = (input.done ? input = yield : input).string()) {
@@ -278,9 +304,9 @@ function* readRecords(
   const graphBytes = input.u32();
   const { graphs } = options;
   const files = options.graphFiles ?? TEMPORARY_GRAPH_FILES;
-  // A graph kept as a file is read from there; otherwise its bytes go to a file as they come, and are read from it.
+  // A graph kept as a file is mapped from there; otherwise its bytes go to a file as they come, and are read from it.
   const kept = graphBytes === 0 || graphs === undefined ? undefined : files.kept(graphBytes);
-  let ann = kept === undefined ? undefined : loadOrNone(graphs!, kept, dims);
+  let ann = kept === undefined ? undefined : viewOrNone(graphs!, kept, dims);
   const draft = ann !== undefined || graphBytes === 0 || graphs === undefined ? undefined : files.create();
   try {
     {
@@ -302,10 +328,10 @@ function* readRecords(
   return { revision, ids, stored, passages, vectors, text, ann, plan };
 }
 
-/** The graph in the file at `path`, or none when it does not load (a kept file that is damaged: it is written again). */
-function loadOrNone(graphs: AnnGraphs, path: string, dims: number): AnnIndex | undefined {
+/** The graph in the kept file at `path`, or none when it does not map (a damaged file: it is written again). */
+function viewOrNone(graphs: AnnGraphs, path: string, dims: number): AnnIndex | undefined {
   try {
-    return graphs.load(path, dims);
+    return graphs.view(path, dims);
   } catch {
     return undefined;
   }

@@ -6,6 +6,8 @@
  */
 import { grownTo } from "../util/typed_arrays.ts";
 import { HalfRows, halfStride } from "../vector_scan/half_rows.ts";
+import type { FileMapper } from "../util/file_mapping.ts";
+import type { KeptRows } from "../segments/rows_files.ts";
 
 /**
  * From this many rows the vectors move to shared memory: just above the largest index that the native exact search
@@ -120,6 +122,23 @@ export class VectorStore {
       if (halves) this.setHalves(from + row, stored);
       else this.set(from + row, new Float32Array(stored.slice().buffer));
     }
+  }
+
+  /**
+   * Maps the rows of a kept rows file from slot 0 on, within the room {@link reserve} made, and takes their lengths from
+   * it, where the rows are {@link halfRows}; false when they cannot be mapped, and then they are copied in as before.
+   */
+  mapRowsOf(mapper: FileMapper, kept: KeptRows): boolean {
+    const shared = this.#shared;
+    if (shared === undefined || kept.lengths.length > this.#norms.length) return false;
+    if (!shared.mapRows(mapper, kept.path, kept.offset, kept.mappedBytes)) return false;
+    this.#norms.set(kept.lengths);
+    return true;
+  }
+
+  /** The lengths of the rows of the first `count` slots, as a view, as a rows file keeps them. */
+  lengthsOf(count: number): Float64Array {
+    return this.#norms.subarray(0, count);
   }
 
   /**

@@ -7,11 +7,12 @@
  * of the wrong size or unreadable is read from the store again, and a disk that fails or fills up only means none.
  *
  * Beside a version's copy lie what a load derives from it and would otherwise derive again at every load: the HNSW
- * graph as the file USearch reads (`.graph`), and the graph's int8 codes and sign bits (`.codes`). They too are named by
- * version and renamed into place when whole.
+ * graph as the file USearch reads (`.graph`), the graph's int8 codes and sign bits (`.codes`), and the float16 rows laid
+ * out to be mapped (`.rows`). They too are named by version and renamed into place when whole.
  */
 import { join } from "node:path";
 import { type GraphFiles, removeQuietly, TEMPORARY_GRAPH_FILES } from "./graph_files.ts";
+import { createRowsDraft, readKeptRows, type RowsFiles } from "./rows_files.ts";
 
 /** Bytes a copy is read and written in. */
 const READ_BYTES = 1 << 20;
@@ -21,6 +22,7 @@ const ABANDONED_AFTER_MS = 60 * 60 * 1000;
 const SUFFIX = ".snapshot";
 const GRAPH_SUFFIX = ".graph";
 const CODES_SUFFIX = ".codes";
+const ROWS_SUFFIX = ".rows";
 const TEMPORARY = ".tmp-";
 
 /** A copy being written: its bytes as they come, then renamed into place under its version once whole. */
@@ -39,6 +41,12 @@ export interface KeptGraphFiles extends GraphFiles {
    * Keeps the graph file the load wrote last, if any, when the snapshot `decoded` whole; drops it otherwise. One written
    * before it (from a copy that then failed to decode) is dropped when the next is written.
    */
+  settle(decoded: boolean): void;
+}
+
+/** Rows files of one snapshot version, whose new one is kept only once the whole snapshot has decoded. */
+export interface KeptRowsFiles extends RowsFiles {
+  /** Keeps the rows file the load wrote whole, in the background, when the snapshot `decoded` whole; drops it otherwise. */
   settle(decoded: boolean): void;
 }
 
@@ -186,6 +194,29 @@ export class SegmentFiles {
     };
   }
 
+  /**
+   * Where a load of an index's snapshot version finds its rows as a file to map, and keeps the one it writes once the
+   * whole snapshot has decoded.
+   */
+  rowsFiles(indexId: string, versionId: string): KeptRowsFiles {
+    const path = this.#path(indexId, versionId, ROWS_SUFFIX);
+    let whole: string | undefined;
+    return {
+      kept: (rows, stride) => readKeptRows(path, rows, stride),
+      // One written before (from a copy that then failed to decode) goes when the next is written.
+      create: (rows, stride) => {
+        if (whole !== undefined) removeQuietly(whole);
+        const draft = this.#temporaryPath(indexId);
+        return createRowsDraft(draft, rows, stride, (written) => whole = written ? draft : undefined);
+      },
+      settle: (decoded) => {
+        if (whole === undefined) return;
+        if (decoded) this.#keep(whole, path).catch(() => {});
+        else removeQuietly(whole);
+      },
+    };
+  }
+
   /** The codes that a load of an index's snapshot version kept (see {@link keepCodes}), if any. */
   async readCodes(indexId: string, versionId: string): Promise<Uint8Array | undefined> {
     return await Deno.readFile(this.#path(indexId, versionId, CODES_SUFFIX)).catch(() => undefined);
@@ -197,16 +228,16 @@ export class SegmentFiles {
     try {
       draft = this.#temporaryPath(indexId);
       await Deno.writeFile(draft, codes, { mode: 0o600 });
-      await syncFile(draft);
-      await Deno.rename(draft, this.#path(indexId, versionId, CODES_SUFFIX));
     } catch {
       if (draft !== undefined) await Deno.remove(draft).catch(() => {});
+      return;
     }
+    await this.#keep(draft, this.#path(indexId, versionId, CODES_SUFFIX));
   }
 
   /** Removes the copy of one version and what loads derived from it, e.g. a copy that did not read. */
   async remove(indexId: string, versionId: string): Promise<void> {
-    for (const suffix of [SUFFIX, GRAPH_SUFFIX, CODES_SUFFIX]) {
+    for (const suffix of [SUFFIX, GRAPH_SUFFIX, CODES_SUFFIX, ROWS_SUFFIX]) {
       await Deno.remove(this.#path(indexId, versionId, suffix)).catch(() => {});
     }
   }
@@ -243,6 +274,16 @@ export class SegmentFiles {
       // The directory went away: no copies.
     }
     for (const indexId of ids) await this.prune(indexId, await current(indexId));
+  }
+
+  /** Renames a written temporary file into place once its bytes are on the disk; removes it if that fails. */
+  async #keep(draft: string, path: string): Promise<void> {
+    try {
+      await syncFile(draft);
+      await Deno.rename(draft, path);
+    } catch {
+      await Deno.remove(draft).catch(() => {});
+    }
   }
 
   #path(indexId: string, versionId: string, suffix = SUFFIX): string {

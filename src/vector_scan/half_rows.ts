@@ -10,6 +10,7 @@
  */
 import { growMemory, type ScanKernels, scanKernels, sharedMemory } from "./scan_kernels.ts";
 import { ParallelKernels } from "./scan_helper.ts";
+import { type FileMapper, MAPPING_ALIGN } from "../util/file_mapping.ts";
 
 /** Slots a kernel pass takes at most: the size of the ids and results areas. */
 const PASS_SLOTS = 1_024;
@@ -46,8 +47,8 @@ export class HalfRows {
     this.#ids = padded * 8;
     this.#out = this.#ids + PASS_SLOTS * 4;
     this.#floats = this.#out + PASS_SLOTS * 8;
-    // Rows on cache lines of their own.
-    this.#rows = Math.ceil((this.#floats + padded * 4) / 64) * 64;
+    // Rows from a page of their own, where a file of rows may be mapped (see mapRows).
+    this.#rows = Math.ceil((this.#floats + padded * 4) / MAPPING_ALIGN) * MAPPING_ALIGN;
     this.#memory = sharedMemory(this.#bytesFor(capacity));
     this.#kernels = scanKernels(this.#memory);
     this.#parallel = new ParallelKernels(this.#memory, this.#kernels);
@@ -119,6 +120,15 @@ export class HalfRows {
       const squares = new Float64Array(this.#memory.buffer, this.#out, rows);
       for (let row = 0; row < rows; row++) lengths[from + done + row] = Math.sqrt(squares[row]!);
     }
+  }
+
+  /**
+   * Maps rows from slot 0 on from a file instead of copying them in: `bytes` of the file at `path` from `offset` on
+   * hold them as {@link halvesOf} gives them, padded with zeros to whole pages, within the capacity. False when they
+   * cannot be mapped; then the caller copies them.
+   */
+  mapRows(mapper: FileMapper, path: string, offset: number, bytes: number): boolean {
+    return mapper.mapInto(this.#memory, this.#rows, path, offset, bytes);
   }
 
   /** The row of a slot as stored (scaled), as a float32 copy. */

@@ -1,7 +1,8 @@
 /**
  * End-to-end: what a load derives from a snapshot, kept beside this host's copy of it (`SEGMENT_DIR`): the HNSW graph as
- * the file USearch reads and the graph's int8 codes. The next load of that version reads them instead of deriving them
- * again and answers the same; damaged ones are derived again and replaced.
+ * the file USearch reads, the graph's int8 codes, and the float16 rows laid out to be mapped. The next load of that
+ * version reads (or maps) them instead of deriving them again and answers the same; damaged ones are derived again and
+ * replaced.
  */
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
@@ -10,7 +11,7 @@ import { EXACT_SEARCH_MAX_VECTORS } from "../../src/search/vector_candidates.ts"
 import { indexKey, snapshotPointerKey } from "../../src/storage/kv_keys.ts";
 import type { IndexRecord } from "../../src/storage/index_records.ts";
 import type { SnapshotPointer } from "../../src/storage/snapshot_store.ts";
-import { startTestServer, testModels, type TestServer } from "../_helpers.ts";
+import { mappedFiles, startTestServer, testModels, type TestServer } from "../_helpers.ts";
 import { normals } from "../_vectors.ts";
 
 const DIMS = 8;
@@ -34,12 +35,12 @@ async function answers(server: TestServer): Promise<unknown[]> {
   }));
 }
 
-/** The paths of the index's graph and codes beside the copy of its current snapshot. */
-async function derivedPaths(server: TestServer): Promise<{ graph: string; codes: string }> {
+/** The paths of the index's graph, codes and rows beside the copy of its current snapshot. */
+async function derivedPaths(server: TestServer): Promise<{ graph: string; codes: string; rows: string }> {
   const record = (await server.kv.get<IndexRecord>(indexKey("default", "big"))).value!;
   const pointer = (await server.kv.get<SnapshotPointer>(snapshotPointerKey(record.id))).value!;
   const base = `${dirname(server.kvPath)}/segments/${record.id}/${pointer.versionId}`;
-  return { graph: `${base}.graph`, codes: `${base}.codes` };
+  return { graph: `${base}.graph`, codes: `${base}.codes`, rows: `${base}.rows` };
 }
 
 /** Waits until a file is there: the codes are written after the load that derived them has answered. */
@@ -54,7 +55,7 @@ async function fileAt(path: string): Promise<Deno.FileInfo> {
   }
 }
 
-Deno.test("a load keeps its graph and codes beside the copy; the next reads them, and damaged ones are replaced", async () => {
+Deno.test("a load keeps its graph, codes and rows beside the copy; the next reads them, and damaged ones are replaced", async () => {
   const registry = { ...await testModels(), "ext-8": { dimensions: DIMS, version: "ext-v1" } };
   const embedder = () => new Embedder(registry, { cacheDir: `${Deno.makeTempDirSync()}/models`, allowRemote: false });
   let server = await startTestServer({ embedder });
@@ -77,11 +78,13 @@ Deno.test("a load keeps its graph and codes beside the copy; the next reads them
     const graph = { info: await fileAt(paths.graph), bytes: await Deno.readFile(paths.graph) };
     const codes = { info: await fileAt(paths.codes), bytes: await Deno.readFile(paths.codes) };
     assert.ok(graph.bytes.byteLength > 0 && codes.bytes.byteLength > 0);
+    const rows = await fileAt(paths.rows);
 
     server = await server.restart();
     assert.deepEqual(await answers(server), before);
     assert.equal((await Deno.stat(paths.graph)).ino, graph.info.ino, "the graph is read, not written again");
     assert.equal((await Deno.stat(paths.codes)).ino, codes.info.ino, "the codes are read, not written again");
+    assert.equal((await Deno.stat(paths.rows)).ino, rows.ino, "the rows are read, not written again");
 
     // Damaged: a graph of the right size that is not one, codes of random bytes, and codes cut short.
     const damage = [
@@ -99,6 +102,25 @@ Deno.test("a load keeps its graph and codes beside the copy; the next reads them
       // Compared byte by byte: a diff of two large arrays in an assertion's message takes gigabytes.
       assert.ok(equalBytes(await Deno.readFile(path), whole), "derived again and kept whole");
     }
+
+    // The kept graph and rows are mapped; writes change them in memory only.
+    const mapped = await mappedFiles();
+    assert.ok(mapped.includes(paths.graph) && mapped.includes(paths.rows), "the graph and the rows are mapped");
+    const added = vector();
+    await server.ok({ action: "addDocs", indexName: "big", docs: [{ id: "new", text: "new", vector: added }] });
+    await server.ok({ action: "deleteDocs", indexName: "big", docIds: ["d17"] });
+    const search = { action: "search", indexName: "big", mode: "vector", vector: added, limit: 20 };
+    assert.equal((await server.ok<{ hits: { id: string }[] }>(search)).hits[0]?.id, "new");
+    const hybrid = {
+      action: "search",
+      indexName: "big",
+      mode: "hybrid",
+      query: "doc 17",
+      vector: QUERIES[0],
+      limit: 20,
+    };
+    assert.ok(!(await server.ok<{ hits: { id: string }[] }>(hybrid)).hits.some((hit) => hit.id === "d17"));
+    assert.ok(equalBytes(await Deno.readFile(paths.graph), graph.bytes), "the graph file is never written");
   } finally {
     await server.close();
   }

@@ -1,11 +1,12 @@
 /**
  * A load passes a snapshot's HNSW graph to USearch through a file (see `src/segments/graph_files.ts`): the file is read
- * from where it is kept, or written as the graph's bytes arrive, and whatever the load wrote is finished either way:
- * kept once loaded, removed when the read fails part way.
+ * from where it is kept (mapped, until a change loads it), or written as the graph's bytes arrive, and whatever the load
+ * wrote is finished either way: kept once loaded, removed when the read fails part way.
  */
 import assert from "node:assert/strict";
 import { loadAnnGraphs } from "../../src/search/ann_graphs.ts";
 import { SearchIndex } from "../../src/search/search_index.ts";
+import { VectorStore } from "../../src/search/vector_store.ts";
 import { decodeSearchSnapshot } from "../../src/search/search_snapshot_codec.ts";
 import { EXACT_SEARCH_MAX_VECTORS } from "../../src/search/vector_candidates.ts";
 import type { GraphFiles } from "../../src/segments/graph_files.ts";
@@ -87,5 +88,31 @@ Deno.test("a read that fails within the graph's bytes removes the file the load 
     assert.deepEqual([...Deno.readDirSync(dir)], [], "no file left");
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a graph viewed from a kept file takes changes in memory, also once the file is gone", async () => {
+  const graphs = await loadAnnGraphs();
+  const normal = normals(9);
+  const vectors = new VectorStore();
+  for (let slot = 0; slot < 300; slot++) vectors.set(slot, Float32Array.from({ length: DIMS }, normal));
+  const built = graphs.create(DIMS);
+  built.add(Array.from({ length: 200 }, (_, slot) => slot), vectors);
+  const saved = built.saveFile();
+  try {
+    const bytes = await Deno.readFile(saved.path);
+    for (const gone of [false, true]) {
+      const viewed = graphs.view(saved.path, DIMS);
+      assert.equal(viewed.size, 200);
+      if (gone) await Deno.rename(saved.path, `${saved.path}-moved`);
+      viewed.add(Array.from({ length: 100 }, (_, i) => 200 + i), vectors);
+      viewed.remove(5);
+      assert.equal(viewed.size, 299);
+      assert.deepEqual(viewed.search(vectors.row(250), 1, 64), [250]);
+      if (gone) await Deno.rename(`${saved.path}-moved`, saved.path);
+      assert.deepEqual(await Deno.readFile(saved.path), bytes, "the file is never written");
+    }
+  } finally {
+    await Deno.remove(saved.path);
   }
 });
