@@ -12,6 +12,7 @@ import { decodeSearchSnapshot, type SnapshotDecodeOptions } from "../search/sear
 import { DEFAULT_LANGUAGE } from "../fulltext/languages.ts";
 import { copying, type SegmentFiles } from "../segments/segment_files.ts";
 import { FileMapper } from "../util/file_mapping.ts";
+import { codesFileBytes } from "../segments/codes_files.ts";
 
 /** Reads of the document records before settling for one that a concurrent write may have overlapped. */
 const MAX_LIST_ATTEMPTS = 3;
@@ -99,10 +100,10 @@ async function decodeVersion(
   const { versionId } = pointer;
   // Kept codes and graph files serve only a process that has graphs (not the wasm backend's).
   const derivedFiles = graphs === undefined ? undefined : segments;
-  const codes = derivedFiles?.readCodes(record.id, versionId);
-  const graphFiles = derivedFiles?.graphFiles(record.id, versionId);
-  // Rows are kept as a file to map only where this process can map one.
+  // Rows are kept as a file to map only where this process can map one; kept codes are mapped there too, else read.
   const mapper = segments === undefined ? undefined : FileMapper.get();
+  const codes = derivedFiles?.savedCodes(record.id, versionId, mapper);
+  const graphFiles = derivedFiles?.graphFiles(record.id, versionId);
   const rowsFiles = mapper === undefined ? undefined : segments!.rowsFiles(record.id, versionId);
   const options = {
     graphs,
@@ -121,7 +122,7 @@ async function decodeVersion(
   }
   // What the load derived from the snapshot is kept for the next load of this version, before any write changes it.
   const derived = derivedFiles === undefined ? undefined : decoded.index?.derivedCodes();
-  if (derived !== undefined) derivedFiles!.keepCodes(record.id, versionId, derived).catch(() => {});
+  if (derived !== undefined) derivedFiles!.keepCodes(record.id, versionId, codesFileBytes(derived)).catch(() => {});
   return decoded;
 }
 

@@ -6,8 +6,9 @@
 import { exactSearch, Index, MetricKind, ScalarKind } from "usearch";
 import type { VectorStore } from "./vector_store.ts";
 import { VectorCodes } from "../vector_scan/vector_codes.ts";
+import type { CodesParts, SavedCodes } from "../vector_scan/saved_codes.ts";
 import { scanThreads } from "../vector_scan/scan_helper.ts";
-import { temporaryGraphPath } from "../segments/graph_files.ts";
+import { removeQuietly, temporaryGraphPath } from "../segments/graph_files.ts";
 
 /**
  * Graph degree and search breadth when building. USearch's defaults (16, 128, 64) lose most of the true nearest on
@@ -29,7 +30,7 @@ export interface GraphFile {
 
 /** An HNSW index of vectors by slot, under cosine distance. */
 export class AnnIndex {
-  readonly #index: Index;
+  #index: Index;
   readonly #dims: number;
   readonly #codes: VectorCodes;
   /** The kept file the graph is viewed from (mapped, read-only), until the first change loads it into memory. */
@@ -38,15 +39,7 @@ export class AnnIndex {
   constructor(dims: number) {
     this.#dims = dims;
     this.#codes = new VectorCodes(dims);
-    this.#index = new Index({
-      dimensions: dims,
-      metric: MetricKind.Cos,
-      quantization: ScalarKind.I8,
-      connectivity: CONNECTIVITY,
-      expansion_add: EXPANSION_ADD,
-      expansion_search: EXPANSION_SEARCH,
-      multi: false,
-    });
+    this.#index = emptyGraph(dims);
   }
 
   /** Bytes of memory it holds, estimated: an int8 copy of each vector and its links at every level, and the codes. */
@@ -82,16 +75,16 @@ export class AnnIndex {
     vectors.forEachRow(slots, (row, i) => this.#codes.set(slots[i]!, row));
   }
 
-  /** The codes as bytes that {@link restoreCodes} takes back (see `VectorCodes.saved`). */
-  savedCodes(): Uint8Array {
-    return this.#codes.saved();
+  /** The codes in parts that {@link restoreCodes} takes back once saved (see `VectorCodes.parts`). */
+  codesParts(): CodesParts {
+    return this.#codes.parts();
   }
 
   /**
-   * Takes back codes that {@link savedCodes} gave for the vectors of `slots`, instead of encoding them; false for bytes
-   * that do not fit them.
+   * Takes back codes that {@link codesParts} gave for the vectors of `slots`, as saved, instead of encoding them; false
+   * for codes that do not fit them.
    */
-  restoreCodes(saved: Uint8Array, slots: readonly number[]): boolean {
+  restoreCodes(saved: SavedCodes, slots: readonly number[]): boolean {
     return this.#codes.restore(saved, slots);
   }
 
@@ -170,34 +163,42 @@ export class AnnIndex {
   }
 
   /**
-   * Loads a viewed graph into memory, where it can change: from its file, or, when the file has gone meanwhile (a newer
-   * version pruned it; USearch opens a file before it drops what it holds), from a copy that the mapped graph saves.
+   * Loads a viewed graph into memory, where it can change, as a new graph that replaces the view once whole (USearch
+   * empties a graph before it reads one in): from its file, or, when the file has gone meanwhile (a newer version pruned
+   * it) or does not read, from a copy that the mapped graph saves. Throws, with the view still in place, when neither
+   * reads.
    */
   #writable(): void {
     const viewed = this.#viewed;
     if (viewed === undefined) return;
+    const loaded = emptyGraph(this.#dims);
     try {
-      this.#index.load(viewed);
-    } catch (error) {
-      if (fileExists(viewed)) throw error;
-      const { path } = this.saveFile();
+      loaded.load(viewed);
+    } catch {
+      const path = temporaryGraphPath();
       try {
-        this.#index.load(path);
+        this.#index.save(path);
+        loaded.load(path);
       } finally {
-        Deno.removeSync(path);
+        removeQuietly(path);
       }
     }
+    this.#index = loaded;
     this.#viewed = undefined;
   }
 }
 
-function fileExists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
+/** An empty graph of quire's build and search settings. */
+function emptyGraph(dims: number): Index {
+  return new Index({
+    dimensions: dims,
+    metric: MetricKind.Cos,
+    quantization: ScalarKind.I8,
+    connectivity: CONNECTIVITY,
+    expansion_add: EXPANSION_ADD,
+    expansion_search: EXPANSION_SEARCH,
+    multi: false,
+  });
 }
 
 /**

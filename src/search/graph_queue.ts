@@ -6,6 +6,7 @@
  */
 import type { AnnIndex } from "./ann_index.ts";
 import type { VectorStore } from "./vector_store.ts";
+import type { CodesParts, SavedCodes } from "../vector_scan/saved_codes.ts";
 
 /**
  * Graph inserts wait until this many are pending and then go in, in multi-threaded batches, so that a small write
@@ -62,7 +63,7 @@ export class GraphQueue {
    * `codes` that a load of the same snapshot saved fit) and lacks the vectors that were waiting to join it when it was
    * saved: of `passages`, those wait again.
    */
-  restore(ann: AnnIndex, passages: number[], codes?: Uint8Array): void {
+  restore(ann: AnnIndex, passages: number[], codes?: SavedCodes): void {
     this.#ann = ann;
     this.#codesDerived = codes === undefined || !ann.restoreCodes(codes, passages);
     if (this.#codesDerived) ann.encode(passages, this.#vectors);
@@ -70,11 +71,11 @@ export class GraphQueue {
   }
 
   /**
-   * The codes of a restored graph as bytes, when the restore wrote them from the vectors rather than taking saved ones,
+   * The codes of a restored graph in parts, when the restore wrote them from the vectors rather than taking saved ones,
    * for a later load of the same snapshot to take; none otherwise.
    */
-  derivedCodes(): Uint8Array | undefined {
-    return this.#codesDerived ? this.#ann!.savedCodes() : undefined;
+  derivedCodes(): CodesParts | undefined {
+    return this.#codesDerived ? this.#ann!.codesParts() : undefined;
   }
 
   /** Takes a new, empty graph, which all of `passages` wait to join. */

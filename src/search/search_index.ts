@@ -27,6 +27,7 @@ import { DocSlots } from "./doc_slots.ts";
 import { GraphQueue } from "./graph_queue.ts";
 import { type DocScores, EXACT_SEARCH_MAX_VECTORS, MIN_ANN_CANDIDATES, VectorCandidates } from "./vector_candidates.ts";
 import { tuningProbe } from "./vector_tuning.ts";
+import type { CodesParts } from "../vector_scan/saved_codes.ts";
 
 /** Hybrid scales its two parts over this many nearest documents and this many best BM25 matches. */
 const HYBRID_POOL = 200;
@@ -125,8 +126,8 @@ export class SearchIndex {
       this.#columns.bytes;
   }
 
-  /** The codes its graph's restore wrote from the vectors, as bytes for a later load of the same snapshot (if any). */
-  derivedCodes(): Uint8Array | undefined {
+  /** The codes its graph's restore wrote from the vectors, in parts for a later load of the same snapshot (if any). */
+  derivedCodes(): CodesParts | undefined {
     return this.#graph.derivedCodes();
   }
 

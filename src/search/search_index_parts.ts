@@ -8,6 +8,7 @@ import type { StoredContents } from "./stored_contents.ts";
 import type { TextIndex } from "./text_index.ts";
 import type { VectorPlan } from "./vector_plan.ts";
 import type { VectorStore } from "./vector_store.ts";
+import type { SavedCodes } from "../vector_scan/saved_codes.ts";
 
 /** The state a snapshot restores: documents by slot, their passage slots, and the derived indexes built over them. */
 export interface SearchIndexParts {
@@ -21,7 +22,7 @@ export interface SearchIndexParts {
   text: TextIndex;
   ann?: AnnIndex | undefined;
   /** The graph's codes as an earlier load of the same snapshot saved them (see `SearchIndex.derivedCodes`). */
-  codes?: Uint8Array | undefined;
+  codes?: SavedCodes | undefined;
   /** How the graph side finds vector candidates, as last tuned. */
   plan?: VectorPlan | undefined;
 }

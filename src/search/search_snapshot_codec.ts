@@ -12,6 +12,7 @@ import type { AnnIndex, GraphFile } from "./ann_index.ts";
 import { type GraphFiles, TEMPORARY_GRAPH_FILES } from "../segments/graph_files.ts";
 import type { RowsFiles } from "../segments/rows_files.ts";
 import type { FileMapper } from "../util/file_mapping.ts";
+import type { SavedCodes } from "../vector_scan/saved_codes.ts";
 import { StoredContents } from "./stored_contents.ts";
 import type { SearchIndexParts } from "./search_index_parts.ts";
 import { SearchIndex } from "./search_index.ts";
@@ -154,11 +155,8 @@ export interface SnapshotDecodeOptions {
   language?: string | undefined;
   /** Where the graph is read from as a file: a temporary one by default. */
   graphFiles?: GraphFiles | undefined;
-  /**
-   * The graph's codes as an earlier load of this snapshot saved them, restored instead of written anew if they fit:
-   * awaited once the rest is decoded, so that reading them overlaps the decoding.
-   */
-  codes?: Promise<Uint8Array | undefined> | undefined;
+  /** The graph's codes as an earlier load of this snapshot saved them, restored instead of written anew if they fit. */
+  codes?: SavedCodes | undefined;
   /**
    * Where float16 rows are mapped from a file kept beside the snapshot, instead of copied out of it; without one, the
    * rows are copied, and written to a new file as they go by.
@@ -185,7 +183,7 @@ export async function decodeSearchSnapshot(
     for (let step = records.next();; step = records.next(input)) {
       if (step.done) {
         if (await frames.next() !== null) throw new Error("The snapshot goes on after its last record");
-        return new SearchIndex({ ...step.value, codes: await options.codes, graphs: options.graphs });
+        return new SearchIndex({ ...step.value, codes: options.codes, graphs: options.graphs });
       }
       while (input.done) input = new ByteReader(await nextFrame(frames));
     }

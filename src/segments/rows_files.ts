@@ -6,7 +6,7 @@
  *
  * Header (little-endian u32s): the format, the rows, the bytes per row.
  */
-import { MAPPING_ALIGN } from "../util/file_mapping.ts";
+import { MAPPING_ALIGN, paddedToPages } from "../util/file_mapping.ts";
 import { removeQuietly } from "./graph_files.ts";
 
 const FORMAT = 1;
@@ -44,7 +44,7 @@ export function readKeptRows(path: string, rows: number, stride: number): KeptRo
   try {
     using file = Deno.openSync(path);
     const header = new Uint32Array(HEADER_BYTES / 4);
-    const mappedBytes = paddedToPage(rows * stride);
+    const mappedBytes = paddedToPages(rows * stride);
     const lengthsAt = ROWS_AT + mappedBytes;
     const size = file.statSync().size;
     if (size !== lengthsAt + rows * 8 || !readAll(file, new Uint8Array(header.buffer))) return undefined;
@@ -99,7 +99,7 @@ export function createRowsDraft(
         return finished(false);
       }
       try {
-        append(new Uint8Array(paddedToPage(written) - written));
+        append(new Uint8Array(paddedToPages(written) - written));
         append(new Uint8Array(lengths.buffer, lengths.byteOffset, rows * 8));
         file.close();
         file = undefined;
@@ -112,12 +112,8 @@ export function createRowsDraft(
   };
 }
 
-function paddedToPage(bytes: number): number {
-  return Math.ceil(bytes / MAPPING_ALIGN) * MAPPING_ALIGN;
-}
-
 /** Reads `into` whole from the file's position; false when the file ends first. */
-function readAll(file: Deno.FsFile, into: Uint8Array): boolean {
+export function readAll(file: Deno.FsFile, into: Uint8Array): boolean {
   for (let at = 0; at < into.byteLength;) {
     const read = file.readSync(into.subarray(at));
     if (read === null || read === 0) return false;

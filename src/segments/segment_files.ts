@@ -13,6 +13,9 @@
 import { join } from "node:path";
 import { type GraphFiles, removeQuietly, TEMPORARY_GRAPH_FILES } from "./graph_files.ts";
 import { createRowsDraft, readKeptRows, type RowsFiles } from "./rows_files.ts";
+import { readSavedCodes } from "./codes_files.ts";
+import type { FileMapper } from "../util/file_mapping.ts";
+import type { SavedCodes } from "../vector_scan/saved_codes.ts";
 
 /** Bytes a copy is read and written in. */
 const READ_BYTES = 1 << 20;
@@ -217,12 +220,18 @@ export class SegmentFiles {
     };
   }
 
-  /** The codes that a load of an index's snapshot version kept (see {@link keepCodes}), if any. */
-  async readCodes(indexId: string, versionId: string): Promise<Uint8Array | undefined> {
-    return await Deno.readFile(this.#path(indexId, versionId, CODES_SUFFIX)).catch(() => undefined);
+  /**
+   * The codes that a load of an index's snapshot version kept (see {@link keepCodes}), if any: their bits and codes
+   * mapped by `mapper` where there is one, else read.
+   */
+  savedCodes(indexId: string, versionId: string, mapper?: FileMapper): SavedCodes | undefined {
+    return readSavedCodes(this.#path(indexId, versionId, CODES_SUFFIX), mapper);
   }
 
-  /** Keeps the codes a load of an index's snapshot version derived, for the next load of that version. */
+  /**
+   * Keeps the codes a load of an index's snapshot version derived (as `codesFileBytes` lays them out), for the next
+   * load of that version.
+   */
   async keepCodes(indexId: string, versionId: string, codes: Uint8Array): Promise<void> {
     let draft: string | undefined;
     try {

@@ -18,6 +18,11 @@ const SYMBOLS = {
 /** Mapped ranges start and end on a WebAssembly page: a multiple of every page size Linux runs with. */
 export const MAPPING_ALIGN = 65_536;
 
+/** `bytes` rounded up to whole {@link MAPPING_ALIGN} pages. */
+export function paddedToPages(bytes: number): number {
+  return Math.ceil(bytes / MAPPING_ALIGN) * MAPPING_ALIGN;
+}
+
 // The same on x86-64 and AArch64 Linux.
 const O_RDONLY_CLOEXEC = 0o2000000;
 const PROT_READ_WRITE = 0x1 | 0x2;

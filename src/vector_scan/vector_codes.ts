@@ -14,12 +14,11 @@ import { BestSlots } from "./best_slots.ts";
 import { growMemory, type ScanKernels, scanKernels, sharedMemory } from "./scan_kernels.ts";
 import { ParallelKernels } from "./scan_helper.ts";
 import { grownTo } from "../util/typed_arrays.ts";
+import { MAPPING_ALIGN } from "../util/file_mapping.ts";
+import type { CodesParts, SavedCodes } from "./saved_codes.ts";
 
 /** The kernels read 16 bytes a step, so rows are padded to a multiple of it. */
 const STEP_BYTES = 16;
-/** The format of {@link VectorCodes.saved}, and the bytes of its header. */
-const SAVED_FORMAT = 1;
-const SAVED_HEADER_BYTES = 16;
 /** How many rows' distances a prefiltered scan counts to find its cut. */
 const CUT_SAMPLE = 16_384;
 /** Sign bits lie in blocks of this many rows; capacities are multiples of it. */
@@ -106,53 +105,49 @@ export class VectorCodes {
   }
 
   /**
-   * Its state as bytes that {@link restore} takes back: each slot's divisor and whether it holds a vector, the sign
-   * bits and the codes, after a header of the format, the dimensions and the rows (little-endian, as the host writes).
+   * Its state in parts, for a file to keep and {@link restore} to take back: views that hold until the codes next
+   * change or grow.
    */
-  saved(): Uint8Array {
+  parts(): CodesParts {
     const rows = this.#rows;
-    const parts = this.#savedParts(rows);
-    const saved = new Uint8Array(parts.end);
-    new Uint32Array(saved.buffer, 0, 3).set([SAVED_FORMAT, this.#dims, rows]);
-    saved.set(new Uint8Array(this.#inverseNorms.buffer, 0, rows * 4), parts.norms);
-    saved.set(this.#live.subarray(0, rows), parts.live);
     const bytes = new Uint8Array(this.#memory.buffer);
-    saved.set(bytes.subarray(this.#layout.bits, this.#layout.bits + parts.codes - parts.bits), parts.bits);
-    saved.set(bytes.subarray(this.#layout.codes, this.#layout.codes + rows * this.#stride), parts.codes);
-    return saved;
+    const { bits, codes } = this.#layout;
+    return {
+      dims: this.#dims,
+      rows,
+      inverseNorms: this.#inverseNorms.subarray(0, rows),
+      live: this.#live.subarray(0, rows),
+      bits: bytes.subarray(bits, bits + Math.ceil(rows / BLOCK_ROWS) * this.#blockBytes),
+      codes: bytes.subarray(codes, codes + rows * this.#stride),
+    };
   }
 
   /**
-   * Takes back what {@link saved} gave, into codes that hold nothing yet, in a few copies where writing the codes
-   * anew quantizes every vector; returns false, and changes nothing, for bytes of another format, dimensions or size,
-   * or whose slots with a vector are not exactly `holders`.
+   * Takes back what {@link parts} gave, as a load found them saved, into codes that hold nothing yet, where writing the
+   * codes anew quantizes every vector: the large parts are placed (mapped or copied) where they lie in the memory.
+   * Returns false, and holds nothing, for parts of other dimensions or sizes, whose slots with a vector are not exactly
+   * `holders`, or that cannot be placed.
    */
-  restore(saved: Uint8Array, holders: readonly number[]): boolean {
-    if (this.#rows !== 0 || saved.byteLength < SAVED_HEADER_BYTES) return false;
-    const [format, dims, rows] = new Uint32Array(saved.slice(0, SAVED_HEADER_BYTES).buffer);
-    if (format !== SAVED_FORMAT || dims !== this.#dims) return false;
-    const parts = this.#savedParts(rows!);
-    if (saved.byteLength !== parts.end) return false;
-    const live = saved.subarray(parts.live, parts.live + rows!);
-    if (live.reduce((count, byte) => count + byte, 0) !== holders.length) return false;
+  restore(saved: SavedCodes, holders: readonly number[]): boolean {
+    const { rows, live } = saved;
+    if (this.#rows !== 0 || saved.dims !== this.#dims || live.length !== rows || saved.inverseNorms.length !== rows) {
+      return false;
+    }
+    const sizes = saved.bitsBytes === Math.ceil(rows / BLOCK_ROWS) * this.#blockBytes &&
+      saved.codesBytes === rows * this.#stride;
+    if (!sizes || live.reduce((count, byte) => count + byte, 0) !== holders.length) return false;
     if (holders.some((slot) => live[slot] !== 1)) return false;
-    this.#grow(rows!);
-    this.#inverseNorms.set(new Float32Array(saved.slice(parts.norms, parts.live).buffer));
+    this.reserve(rows);
+    const { bits, codes } = this.#layout;
+    if (!saved.place("bits", this.#memory, bits) || !saved.place("codes", this.#memory, codes)) {
+      new Uint8Array(this.#memory.buffer).fill(0, bits, this.#layout.end);
+      return false;
+    }
+    this.#rows = rows;
+    this.#inverseNorms.set(saved.inverseNorms);
     this.#live.set(live);
     this.#liveCount = holders.length;
-    const bytes = new Uint8Array(this.#memory.buffer);
-    bytes.set(saved.subarray(parts.bits, parts.codes), this.#layout.bits);
-    bytes.set(saved.subarray(parts.codes), this.#layout.codes);
     return true;
-  }
-
-  /** Where each part of {@link saved} lies for `rows` rows. */
-  #savedParts(rows: number): { norms: number; live: number; bits: number; codes: number; end: number } {
-    const norms = SAVED_HEADER_BYTES;
-    const live = norms + rows * 4;
-    const bits = roundUp(live + rows, STEP_BYTES);
-    const codes = bits + Math.ceil(rows / BLOCK_ROWS) * this.#blockBytes;
-    return { norms, live, bits, codes, end: codes + rows * this.#stride };
   }
 
   /**
@@ -365,8 +360,9 @@ export class VectorCodes {
     // Rows on cache lines of their own: a row read alone then touches six lines, not seven.
     const out = roundUp(queryCode + this.#stride, 64);
     const ids = out + capacity * 4;
-    const bits = ids + capacity * 4;
-    const codes = bits + capacity * this.#bitStride;
+    // The bits and the codes each from a page of their own, where a saved file of them may be mapped (see restore).
+    const bits = roundUp(ids + capacity * 4, MAPPING_ALIGN);
+    const codes = roundUp(bits + capacity * this.#bitStride, MAPPING_ALIGN);
     return {
       capacity,
       query,

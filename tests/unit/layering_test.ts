@@ -13,7 +13,8 @@ const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
 /** Lowest first; a module may import from its own folder and from any earlier layer, never from a later one. */
 const LAYERS: string[][] = [
   ["util", "concurrency", "dashboard"],
-  ["fulltext", "vector_scan", "segments"],
+  ["fulltext", "vector_scan"],
+  ["segments"],
   ["embedding", "search", "observability"],
   ["api"],
   ["client"],

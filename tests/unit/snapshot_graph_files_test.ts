@@ -91,7 +91,7 @@ Deno.test("a read that fails within the graph's bytes removes the file the load 
   }
 });
 
-Deno.test("a graph viewed from a kept file takes changes in memory, also once the file is gone", async () => {
+Deno.test("a graph viewed from a kept file takes changes in memory, also once the file is gone or replaced", async () => {
   const graphs = await loadAnnGraphs();
   const normal = normals(9);
   const vectors = new VectorStore();
@@ -99,17 +99,22 @@ Deno.test("a graph viewed from a kept file takes changes in memory, also once th
   const built = graphs.create(DIMS);
   built.add(Array.from({ length: 200 }, (_, slot) => slot), vectors);
   const saved = built.saveFile();
+  const aside = `${saved.path}-aside`;
   try {
     const bytes = await Deno.readFile(saved.path);
-    for (const gone of [false, true]) {
+    for (const change of ["none", "gone", "replaced by half of it"]) {
       const viewed = graphs.view(saved.path, DIMS);
       assert.equal(viewed.size, 200);
-      if (gone) await Deno.rename(saved.path, `${saved.path}-moved`);
+      if (change !== "none") await Deno.rename(saved.path, aside);
+      if (change === "replaced by half of it") {
+        await Deno.writeFile(saved.path, bytes.subarray(0, bytes.byteLength / 2));
+      }
       viewed.add(Array.from({ length: 100 }, (_, i) => 200 + i), vectors);
       viewed.remove(5);
-      assert.equal(viewed.size, 299);
+      assert.equal(viewed.size, 299, change);
       assert.deepEqual(viewed.search(vectors.row(250), 1, 64), [250]);
-      if (gone) await Deno.rename(`${saved.path}-moved`, saved.path);
+      assert.deepEqual(viewed.search(vectors.row(150), 1, 64), [150]);
+      if (change !== "none") await Deno.rename(aside, saved.path);
       assert.deepEqual(await Deno.readFile(saved.path), bytes, "the file is never written");
     }
   } finally {

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { VectorCodes } from "../../src/vector_scan/vector_codes.ts";
+import { codesFileBytes, readSavedCodes } from "../../src/segments/codes_files.ts";
+import { FileMapper } from "../../src/util/file_mapping.ts";
+import { mappedFiles } from "../_helpers.ts";
 import { KERNELS_WASM_BASE64 } from "../../src/vector_scan/kernels_wasm.ts";
 import { compileKernels, kernelsModuleText } from "../../tools/build_kernels.ts";
 import { unitVector } from "../_vectors.ts";
@@ -124,25 +127,43 @@ Deno.test("a scan among given slots ranks only those, by their codes", () => {
   assert.deepEqual(codes.scanAmong(query, 10, among), among, "fewer slots than asked for come back as given");
 });
 
-Deno.test("codes saved and restored scan as the codes they were saved from; bytes that do not fit are refused", () => {
+Deno.test("codes saved to a file and restored, mapped or read, scan as the codes they came from; misfits are refused", async () => {
   const codes = new VectorCodes(DIMS);
   // Slots past a block of sign bits, with a gap and a removal, as a restored index's free passage slots leave them.
   for (let slot = 0; slot < 1_500; slot++) if (slot % 7 !== 3) codes.set(slot, vector(slot));
   codes.clear(40);
   const holders = Array.from({ length: 1_500 }, (_, slot) => slot).filter((slot) => slot % 7 !== 3 && slot !== 40);
-  const saved = codes.saved();
-  const restored = new VectorCodes(DIMS);
-  assert.ok(!restored.restore(saved, [...holders, 40]), "a slot without a vector among them");
-  assert.ok(!restored.restore(saved, holders.slice(1)), "a slot with a vector left out");
-  assert.ok(restored.restore(saved, holders));
-  assert.equal(restored.size, codes.size);
-  for (let seed = 0; seed < 5; seed++) {
-    const query = vector(5_000_000 + seed);
-    assert.deepEqual(restored.scan(query, 1_500), codes.scan(query, 1_500));
-    assert.deepEqual(restored.scan(query, 10, 200), codes.scan(query, 10, 200));
+  const path = await Deno.makeTempFile();
+  try {
+    const file = codesFileBytes(codes.parts());
+    await Deno.writeFile(path, file);
+    const mapper = FileMapper.get();
+    const saved = readSavedCodes(path, mapper)!;
+    const restored = new VectorCodes(DIMS);
+    assert.ok(!restored.restore(saved, [...holders, 40]), "a slot without a vector among them");
+    assert.ok(!restored.restore(saved, holders.slice(1)), "a slot with a vector left out");
+    assert.ok(restored.restore(saved, holders));
+    assert.ok((await mappedFiles()).includes(path), "mapped");
+    const read = new VectorCodes(DIMS);
+    assert.ok(read.restore(readSavedCodes(path)!, holders), "read where there is no mapper");
+    for (const copy of [restored, read]) {
+      assert.equal(copy.size, codes.size);
+      for (let seed = 0; seed < 5; seed++) {
+        const query = vector(5_000_000 + seed);
+        assert.deepEqual(copy.scan(query, 1_500), codes.scan(query, 1_500));
+        assert.deepEqual(copy.scan(query, 10, 200), codes.scan(query, 10, 200));
+      }
+    }
+    assert.ok(!new VectorCodes(DIMS + 1).restore(saved, holders), "other dimensions");
+    assert.ok(!restored.restore(saved, holders), "codes that hold vectors already");
+    const unplaced = new VectorCodes(DIMS);
+    assert.ok(!unplaced.restore({ ...saved, place: () => false }, holders), "parts that cannot be placed");
+    assert.equal(unplaced.size, 0);
+    await Deno.writeFile(path, file.subarray(0, file.byteLength - 1));
+    assert.equal(readSavedCodes(path, mapper), undefined, "cut short");
+    await Deno.writeFile(path, file.map(() => Math.floor(Math.random() * 256)));
+    assert.equal(readSavedCodes(path, mapper), undefined, "random bytes");
+  } finally {
+    await Deno.remove(path);
   }
-  assert.ok(!new VectorCodes(DIMS + 1).restore(saved, holders), "other dimensions");
-  assert.ok(!new VectorCodes(DIMS).restore(saved.subarray(0, saved.byteLength - 1), holders), "cut short");
-  assert.ok(!new VectorCodes(DIMS).restore(crypto.getRandomValues(new Uint8Array(4096)), holders), "random bytes");
-  assert.ok(!restored.restore(saved, holders), "codes that hold vectors already");
 });

@@ -1,0 +1,89 @@
+/**
+ * A graph's int8 codes and sign bits as a file laid out to be mapped into their memory (see `FileMapper`): a header
+ * page, the sign bits' blocks from the next page on, padded with zeros to a whole page, the codes likewise, then each
+ * slot's inverse code length (float32) and whether it holds a vector (a byte). A load maps the bits and the codes where
+ * the codes' memory keeps them, or copies them from the file where it cannot map, and reads the rest.
+ *
+ * Header (little-endian u32s): the format, the dimensions, the rows, the bytes of the bits, the bytes of the codes.
+ */
+import type { CodesParts, SavedCodes } from "../vector_scan/saved_codes.ts";
+import { type FileMapper, MAPPING_ALIGN, paddedToPages } from "../util/file_mapping.ts";
+import { readAll } from "./rows_files.ts";
+
+/** Format 1 packed the parts one after another; it is refused, and the codes are derived again. */
+const FORMAT = 2;
+const HEADER_WORDS = 5;
+
+/** Where each part lies in a file of parts of these sizes. */
+function partsAt(rows: number, bitsBytes: number, codesBytes: number) {
+  const bits = MAPPING_ALIGN;
+  const codes = bits + paddedToPages(bitsBytes);
+  const inverseNorms = codes + paddedToPages(codesBytes);
+  const live = inverseNorms + rows * 4;
+  return { bits, codes, inverseNorms, live, end: live + rows };
+}
+
+/** The file's bytes for codes in `parts`: a copy, so that it holds when the codes change. */
+export function codesFileBytes(parts: CodesParts): Uint8Array {
+  const at = partsAt(parts.rows, parts.bits.byteLength, parts.codes.byteLength);
+  const file = new Uint8Array(at.end);
+  new Uint32Array(file.buffer, 0, HEADER_WORDS).set([
+    FORMAT,
+    parts.dims,
+    parts.rows,
+    parts.bits.byteLength,
+    parts.codes.byteLength,
+  ]);
+  file.set(parts.bits, at.bits);
+  file.set(parts.codes, at.codes);
+  file.set(new Uint8Array(parts.inverseNorms.buffer, parts.inverseNorms.byteOffset, parts.rows * 4), at.inverseNorms);
+  file.set(parts.live, at.live);
+  return file;
+}
+
+/**
+ * The codes saved in the file at `path`, if it is one of this format and size: their bits and codes are mapped from it
+ * by `mapper`, or read from it without one or where mapping fails.
+ */
+export function readSavedCodes(path: string, mapper?: FileMapper): SavedCodes | undefined {
+  try {
+    using file = Deno.openSync(path);
+    const header = new Uint32Array(HEADER_WORDS);
+    const size = file.statSync().size;
+    if (size < MAPPING_ALIGN || !readAll(file, new Uint8Array(header.buffer))) return undefined;
+    const [format, dims, rows, bitsBytes, codesBytes] = header as unknown as number[];
+    if (format !== FORMAT) return undefined;
+    const at = partsAt(rows!, bitsBytes!, codesBytes!);
+    if (size !== at.end) return undefined;
+    const tail = new Uint8Array(at.end - at.inverseNorms);
+    file.seekSync(at.inverseNorms, Deno.SeekMode.Start);
+    if (!readAll(file, tail)) return undefined;
+    const place = (part: "bits" | "codes", memory: WebAssembly.Memory, into: number) => {
+      const [offset, bytes] = part === "bits" ? [at.bits, bitsBytes!] : [at.codes, codesBytes!];
+      if (bytes === 0 || mapper?.mapInto(memory, into, path, offset, paddedToPages(bytes))) return true;
+      return copyInto(path, offset, new Uint8Array(memory.buffer, into, bytes));
+    };
+    return {
+      dims: dims!,
+      rows: rows!,
+      inverseNorms: new Float32Array(tail.buffer, 0, rows!),
+      live: tail.subarray(rows! * 4),
+      bitsBytes: bitsBytes!,
+      codesBytes: codesBytes!,
+      place,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads `into` from the file at `path` from `offset` on; false when it ends first or cannot be read. */
+function copyInto(path: string, offset: number, into: Uint8Array): boolean {
+  try {
+    using file = Deno.openSync(path);
+    file.seekSync(offset, Deno.SeekMode.Start);
+    return readAll(file, into);
+  } catch {
+    return false;
+  }
+}
