@@ -334,12 +334,13 @@ export class VectorCodes {
     const layout = this.#layoutFor(capacity);
     growMemory(this.#memory, layout.end);
     const bytes = new Uint8Array(this.#memory.buffer);
-    // Both areas move up; the codes lie above the bits, so they move first.
+    // Both areas move up; the codes lie above the bits, so they move first. What the old areas held is zeroed where
+    // nothing moved onto it; past their end the memory was never written, so a restore into fresh codes touches no page.
     bytes.copyWithin(layout.codes, old.codes, old.codes + this.#rows * this.#stride);
-    bytes.fill(0, layout.codes + this.#rows * this.#stride, layout.end);
+    bytes.fill(0, layout.codes + this.#rows * this.#stride, Math.max(layout.codes, old.end));
     const blocks = Math.ceil(this.#rows / BLOCK_ROWS) * this.#blockBytes;
     bytes.copyWithin(layout.bits, old.bits, old.bits + blocks);
-    bytes.fill(0, layout.bits + blocks, layout.codes);
+    bytes.fill(0, layout.bits + blocks, Math.min(layout.codes, Math.max(layout.bits + blocks, old.end)));
     this.#layout = layout;
     this.#viewFloats();
     this.#inverseNorms = grownTo(this.#inverseNorms, layout.capacity);
