@@ -2,6 +2,7 @@
 import type { IndexRecord } from "./index_records.ts";
 import { aliasesPrefix, aliasKey, indexKey } from "./kv_keys.ts";
 import type { RecordCache } from "./record_cache.ts";
+import { whileBusy } from "./store_busy.ts";
 
 /** An alias as stored. */
 export interface AliasRecord {
@@ -39,8 +40,10 @@ export async function setAliasRecord(
     if (target.value === null) return "missing";
     if (shadowed.versionstamp !== null) return "shadows";
     if (present.value !== null && !mayLeave(present.value.indexName)) return { from: present.value.indexName };
-    const result = await kv.atomic().check(target).check(shadowed).check(present).set(target.key, target.value)
-      .set(present.key, { alias, indexName, updatedAt } satisfies AliasRecord).commit();
+    const result = await whileBusy(() =>
+      kv.atomic().check(target).check(shadowed).check(present).set(target.key, target.value)
+        .set(present.key, { alias, indexName, updatedAt } satisfies AliasRecord).commit()
+    );
     if (result.ok) return null;
   }
 }
@@ -55,7 +58,7 @@ export async function deleteAliasRecord(
     const entry = await kv.get<AliasRecord>(aliasKey(projectId, alias));
     if (entry.value === null) return false;
     if (!mayLeave(entry.value.indexName)) return { from: entry.value.indexName };
-    if ((await kv.atomic().check(entry).delete(entry.key).commit()).ok) return true;
+    if ((await whileBusy(() => kv.atomic().check(entry).delete(entry.key).commit())).ok) return true;
   }
 }
 
