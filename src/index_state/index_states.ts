@@ -198,7 +198,10 @@ export class IndexStates {
   async #load(record: IndexRecord): Promise<SearchIndex> {
     const loaded = await this.#read(record);
     this.#snapshots.noteLoad(record, loaded);
-    if (loaded.index.pendingGraphInserts > 0) this.#insertIntoGraph(record.id, loaded.index, { all: true });
+    // A graph mapped from a kept file stays mapped while few wait to join it: they are scanned meanwhile, as between
+    // writes, and join it with the next write's.
+    const all = !loaded.index.graphMapped;
+    if (loaded.index.pendingGraphInserts > 0) this.#insertIntoGraph(record.id, loaded.index, { all });
     return loaded.index;
   }
 

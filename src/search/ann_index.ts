@@ -47,6 +47,11 @@ export class AnnIndex {
     return this.size * (this.#dims + CONNECTIVITY * 2 * 4 + 64) + this.#codes.bytes;
   }
 
+  /** Whether it is mapped from a kept file (see {@link view}), until its first change loads it into memory. */
+  get viewed(): boolean {
+    return this.#viewed !== undefined;
+  }
+
   /** How many vectors it holds. */
   get size(): number {
     return this.#index.size();

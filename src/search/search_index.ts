@@ -51,10 +51,7 @@ const EXACT: MatchOptions = { typoTolerance: false, prefix: false };
 export interface ApplyOptions {
   /** The revision the index shows once the changes are in; unchanged when absent (e.g. a load in batches). */
   revision?: number;
-  /**
-   * Graph inserts wait for {@link SearchIndex.flushGraph} however many pile up: the caller adds them in slices (see
-   * {@link SearchIndex.graphInsertsDue}).
-   */
+  /** Graph inserts wait for {@link SearchIndex.flushGraph} however many pile up: the caller adds them in slices. */
   deferGraph?: boolean;
 }
 
@@ -269,6 +266,11 @@ export class SearchIndex {
     return this.#graph.due;
   }
 
+  /** Whether the graph is mapped from a kept file, until its first insert loads it into memory. */
+  get graphMapped(): boolean {
+    return this.#graph.ann?.viewed ?? false;
+  }
+
   /** Adds the pending vectors to the graph (at most `count` of them, the oldest first) in one multi-threaded call. */
   flushGraph(count = Infinity): void {
     this.#graph.flush(count);
@@ -291,8 +293,8 @@ export class SearchIndex {
   }
 
   /**
-   * Vector scores (and, in hybrid mode, fused ones) of the candidates, with each document's best passage. A sorted
-   * query scores every document that passes the filter, since the sort, not the score, picks its page.
+   * Vector scores (and, in hybrid mode, fused ones) of the candidates, with each document's best passage. A sorted query
+   * scores every document that passes the filter, since the sort, not the score, picks its page.
    */
   #vectorSearch(query: SearchQuery, textQuery: TextQuery | undefined, keep?: (slot: number) => boolean): Found {
     const queryVector = query.vector!;
@@ -375,10 +377,7 @@ export class SearchIndex {
     return rankPage(found.scores, (i) => ids[found.slots[i]!]!, page);
   }
 
-  /**
-   * Puts a document in a free slot and its passages in free passage slots; returns the passage slots. Open views keep
-   * the slot's original first.
-   */
+  /** Puts a document in a free slot and its passages in free ones; returns the passage slots (views keep the old). */
   #fill(id: string, doc: IndexedDoc): number[] {
     const slot = this.#docs.freeSlot;
     for (const view of this.#views) view.keep(slot);

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { Embedder } from "../../src/embedding/embedder.ts";
 import { EXACT_SEARCH_MAX_VECTORS } from "../../src/search/vector_candidates.ts";
+import type { SearchIndex } from "../../src/search/search_index.ts";
 import { indexKey, snapshotPointerKey } from "../../src/storage/kv_keys.ts";
 import type { IndexRecord } from "../../src/storage/index_records.ts";
 import type { SnapshotPointer } from "../../src/storage/snapshot_store.ts";
@@ -41,6 +42,12 @@ async function derivedPaths(server: TestServer): Promise<{ graph: string; codes:
   const pointer = (await server.kv.get<SnapshotPointer>(snapshotPointerKey(record.id))).value!;
   const base = `${dirname(server.kvPath)}/segments/${record.id}/${pointer.versionId}`;
   return { graph: `${base}.graph`, codes: `${base}.codes`, rows: `${base}.rows` };
+}
+
+/** The index as the server holds it. */
+async function loadedIndex(server: TestServer): Promise<SearchIndex> {
+  const record = (await server.kv.get<IndexRecord>(indexKey("default", "big"))).value!;
+  return await server.service.context.indexStates.get(record);
 }
 
 /** Waits until a file is there: the codes are written after the load that derived them has answered. */
@@ -82,6 +89,9 @@ Deno.test("a load keeps its graph, codes and rows beside the copy; the next read
 
     server = await server.restart();
     assert.deepEqual(await answers(server), before);
+    const loaded = await loadedIndex(server);
+    await server.service.context.background.idle();
+    assert.ok(loaded.graphMapped, "the graph is mapped, not loaded");
     assert.equal((await Deno.stat(paths.graph)).ino, graph.info.ino, "the graph is read, not written again");
     assert.equal((await Deno.stat(paths.codes)).ino, codes.info.ino, "the codes are read, not written again");
     assert.equal((await Deno.stat(paths.rows)).ino, rows.ino, "the rows are read, not written again");
@@ -109,9 +119,15 @@ Deno.test("a load keeps its graph, codes and rows beside the copy; the next read
     for (const path of [paths.codes, paths.rows]) assert.ok(mapped.includes(path), `${path} is mapped`);
     const added = vector();
     await server.ok({ action: "addDocs", indexName: "big", docs: [{ id: "new", text: "new", vector: added }] });
-    await server.ok({ action: "deleteDocs", indexName: "big", docIds: ["d17"] });
     const search = { action: "search", indexName: "big", mode: "vector", vector: added, limit: 20 };
     assert.equal((await server.ok<{ hits: { id: string }[] }>(search)).hits[0]?.id, "new");
+    // A load that replays a few added vectors from the log keeps the graph mapped: they wait, scanned, as between writes.
+    server = await server.restart();
+    await loadedIndex(server);
+    await server.service.context.background.idle();
+    assert.ok((await loadedIndex(server)).graphMapped, "still mapped with a vector waiting");
+    assert.equal((await server.ok<{ hits: { id: string }[] }>(search)).hits[0]?.id, "new");
+    await server.ok({ action: "deleteDocs", indexName: "big", docIds: ["d17"] });
     const hybrid = {
       action: "search",
       indexName: "big",
@@ -121,6 +137,7 @@ Deno.test("a load keeps its graph, codes and rows beside the copy; the next read
       limit: 20,
     };
     assert.ok(!(await server.ok<{ hits: { id: string }[] }>(hybrid)).hits.some((hit) => hit.id === "d17"));
+    assert.ok(!(await loadedIndex(server)).graphMapped, "a removal loads the graph into memory");
     assert.ok(equalBytes(await Deno.readFile(paths.graph), graph.bytes), "the graph file is never written");
     assert.ok(equalBytes(await Deno.readFile(paths.codes), codes.bytes), "the codes file is never written");
   } finally {
