@@ -26,7 +26,12 @@ export class DocSlots {
    */
   readonly #restored: Uint8Array;
   readonly #passages: (number[] | undefined)[];
-  readonly #slots = new Map<string, number>();
+  /**
+   * The slot of each id, made when first asked for: a restored index that only answers searches never needs it, and
+   * making it was a quarter of a large load.
+   */
+  #slots: Map<string, number> | undefined;
+  #size = 0;
   readonly #free: number[] = [];
   /**
    * What a snapshot view reads of the table: ids, contents (decoded without being kept, so that a snapshot of a
@@ -59,7 +64,7 @@ export class DocSlots {
       const id = this.#ids[slot];
       if (id === undefined) this.#free.push(slot);
       else {
-        this.#slots.set(id, slot);
+        this.#size++;
         this.#restored[slot] = 1;
         this.#contentBytes += 2 * id.length + this.#stored!.decodedBytes(slot);
         for (const passage of this.#passages[slot]!) {
@@ -104,7 +109,7 @@ export class DocSlots {
 
   /** How many documents it holds. */
   get size(): number {
-    return this.#slots.size;
+    return this.#size;
   }
 
   /** How many passages (and so vectors) it holds. */
@@ -119,7 +124,7 @@ export class DocSlots {
 
   /** Whether every document is one passage (each has at least one). */
   get onePassageEach(): boolean {
-    return this.#passageCount === this.#slots.size;
+    return this.#passageCount === this.#size;
   }
 
   /** Bytes of memory it holds, estimated: documents, and the table's own arrays and map, but not the vectors. */
@@ -129,12 +134,12 @@ export class DocSlots {
 
   /** The slot of a document, if it holds one of that id. */
   slotOf(id: string): number | undefined {
-    return this.#slots.get(id);
+    return this.#idMap().get(id);
   }
 
   /** The text and metadata of a document. */
   content(id: string): DocContent | undefined {
-    const slot = this.#slots.get(id);
+    const slot = this.slotOf(id);
     return slot === undefined ? undefined : this.contentOf(slot);
   }
 
@@ -171,7 +176,8 @@ export class DocSlots {
     this.#ids[slot] = id;
     this.#contents[slot] = content;
     this.#passages[slot] = passages;
-    this.#slots.set(id, slot);
+    this.#slots?.set(id, slot);
+    this.#size++;
     this.#contentBytes += contentBytes(id, content);
     return passages;
   }
@@ -193,8 +199,21 @@ export class DocSlots {
     this.#ids[slot] = undefined;
     this.#contents[slot] = undefined;
     this.#passages[slot] = undefined;
-    this.#slots.delete(id);
+    this.#slots?.delete(id);
+    this.#size--;
     this.#free.push(slot);
+  }
+
+  /** The slot of each id, made from the ids by slot when first asked for. */
+  #idMap(): Map<string, number> {
+    if (this.#slots === undefined) {
+      this.#slots = new Map();
+      for (let slot = 0; slot < this.#ids.length; slot++) {
+        const id = this.#ids[slot];
+        if (id !== undefined) this.#slots.set(id, slot);
+      }
+    }
+    return this.#slots;
   }
 
   /** The slots that hold a document (and that `keep` keeps, if given), lowest first. */
