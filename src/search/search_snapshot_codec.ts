@@ -273,8 +273,7 @@ function* readRecords(
     const text = input.run();
     const metadata = input.run();
     lengths[slot] = input.u32();
-    const spans = input.uints();
-    stored.add(slot, text, metadata, spans.length > 0 ? spans.slice() : undefined);
+    stored.add(slot, text, metadata, input.uintsCopy());
     const rows = input.uintList();
     if (options.version < 7) {
       for (const row of rows) {

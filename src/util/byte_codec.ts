@@ -98,6 +98,9 @@ export class ByteReader {
   readonly #view: DataView;
   #offset = 0;
 
+  /** Where the words that {@link #words} read last start in the buffer. */
+  #wordsAt = 0;
+
   constructor(bytes: Uint8Array) {
     // A fresh, aligned copy when the bytes do not start at an aligned offset of their buffer.
     this.#bytes = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
@@ -151,29 +154,40 @@ export class ByteReader {
 
   /** Float32 values that {@link ByteWriter.words} wrote, as a view into the reader's buffer. */
   floats(): Float32Array {
-    return new Float32Array(...this.#words());
+    const length = this.#words();
+    return new Float32Array(this.#bytes.buffer, this.#wordsAt, length);
   }
 
   /** Uint32 values that {@link ByteWriter.words} wrote, as a view into the reader's buffer. */
   uints(): Uint32Array {
-    return new Uint32Array(...this.#words());
+    const length = this.#words();
+    return new Uint32Array(this.#bytes.buffer, this.#wordsAt, length);
+  }
+
+  /** Uint32 values that {@link ByteWriter.words} wrote, as a copy; undefined for none, with no typed array made. */
+  uintsCopy(): Uint32Array | undefined {
+    const length = this.#words();
+    return length === 0
+      ? undefined
+      : new Uint32Array(this.#bytes.buffer.slice(this.#wordsAt, this.#wordsAt + 4 * length));
   }
 
   /** Uint32 values that {@link ByteWriter.words} wrote, as a plain array: no typed array made for a short list. */
   uintList(): number[] {
-    const [, start, length] = this.#words();
-    const at = start - this.#bytes.byteOffset;
+    const length = this.#words();
+    const at = this.#wordsAt - this.#bytes.byteOffset;
     const list = new Array<number>(length);
     for (let i = 0; i < length; i++) list[i] = this.#view.getUint32(at + 4 * i, true);
     return list;
   }
 
-  #words(): [ArrayBufferLike, number, number] {
+  /** Reads the length of words and steps past them; returns the length, and leaves where they start in the buffer. */
+  #words(): number {
     const length = this.u32();
     this.#offset += (4 - (this.#bytes.byteOffset + this.#offset) % 4) % 4;
     if (this.#offset + length * 4 > this.#bytes.byteLength) throw new RangeError("Words pass the end of the data");
-    const start = this.#bytes.byteOffset + this.#offset;
+    this.#wordsAt = this.#bytes.byteOffset + this.#offset;
     this.#offset += length * 4;
-    return [this.#bytes.buffer, start, length];
+    return length;
   }
 }
