@@ -200,6 +200,8 @@ export async function createService(
     context,
     handler: (request, info) => handler(request, info ?? IN_PROCESS),
     async close() {
+      // Graph inserts and tunings stop at their next step: the state they build goes with the process.
+      context.indexStates.close();
       clearInterval(collector);
       await backups?.stop();
       jobs.stop();

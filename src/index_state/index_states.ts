@@ -67,6 +67,8 @@ export class IndexStates {
   readonly #evicted = new WeakSet<SearchIndex>();
   /** Whether a background release of memory is yet to start (see {@link #releaseSoon}). */
   #releaseDue = false;
+  /** Whether the process is closing (see {@link close}). */
+  #closing = false;
 
   constructor(kv: Deno.Kv, background: BackgroundTasks, options: IndexStatesOptions) {
     this.#kv = kv;
@@ -303,9 +305,20 @@ export class IndexStates {
     this.#background.run("release evicted and read memory", () => this.#releaseMemory());
   }
 
-  /** Whether the budget still keeps `index` as the state of `indexId`: not evicted, nor replaced by a reload. */
+  /**
+   * Stops the graph inserts under way at their next batch, for a process that is closing: they would otherwise run on
+   * while it waits for its background work, for minutes over a large backlog. Snapshot writes run to their end.
+   */
+  close(): void {
+    this.#closing = true;
+  }
+
+  /**
+   * Whether the budget still keeps `index` as the state of `indexId` (not evicted, nor replaced by a reload), in a
+   * process that is not closing.
+   */
   #kept(indexId: string, index: SearchIndex): () => boolean {
-    return () => this.#budget.has(indexId) && !this.#evicted.has(index);
+    return () => !this.#closing && this.#budget.has(indexId) && !this.#evicted.has(index);
   }
 }
 

@@ -229,3 +229,36 @@ Deno.test("a state read for a snapshot stays in memory when it fits, and later w
   assert.equal(after.snapshot ?? 0, before.snapshot ?? 0, "the first search reads no snapshot");
   assert.equal(after.full ?? 0, before.full ?? 0, "nor the document records");
 });
+
+Deno.test("a closing server stops its graph inserts at their next batch rather than waiting for every vector", async () => {
+  const registry = { ...await testModels(), "ext-8": { dimensions: DIMS, version: "ext-v1" } };
+  const server = await startTestServer({
+    embedder: () => new Embedder(registry, { cacheDir: `${Deno.makeTempDirSync()}/models`, allowRemote: false }),
+    env: { SEARCH_CACHE_INDEXES: "1" },
+  });
+  let index: SearchIndex;
+  try {
+    await server.ok({ action: "createIndex", indexName: "other", docs: [{ id: "a", text: "another index" }] });
+    await server.ok({ action: "search", indexName: "other", query: "index" });
+    await server.ok({ action: "createIndex", indexName: "ext", modelId: "ext-8", docs: [] });
+    for (let from = 0; from < EXACT_SEARCH_MAX_VECTORS + 10_000; from += 1_000) {
+      await server.ok({ action: "addDocs", indexName: "ext", docs: docs(`d${from}-`, 1_000) });
+    }
+    // A search loads the index (the one the cache keeps now) and answers first; its vectors then join a new graph.
+    await server.ok({ action: "search", indexName: "ext", mode: "vector", vector: vector() });
+    const current = async () => {
+      const record = (await server.kv.get<IndexRecord>(indexKey("default", "ext"))).value!;
+      return await server.service.context.indexStates.get(record);
+    };
+    index = await current();
+    // A snapshot written meanwhile may hold most of them in its graph: more writes then leave more waiting.
+    for (let more = 0; index.pendingGraphInserts < 1_000 && more < 5; more++) {
+      await server.ok({ action: "addDocs", indexName: "ext", docs: docs(`more${more}-`, 2_000) });
+      index = await current();
+    }
+    assert.ok(index.pendingGraphInserts >= 1_000, `${index.pendingGraphInserts} waiting before the close`);
+  } finally {
+    await server.close();
+  }
+  assert.ok(index.pendingGraphInserts > 0, "the close did not wait for every insert");
+});
