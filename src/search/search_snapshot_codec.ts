@@ -7,6 +7,7 @@
  * between records, so that a load decodes each as it arrives and never holds the snapshot whole.
  */
 import { ByteReader, ByteWriter } from "../util/byte_codec.ts";
+import { writeWhole } from "../util/whole_file_io.ts";
 import type { AnnGraphs } from "./ann_graphs.ts";
 import type { AnnIndex, GraphFile } from "./ann_index.ts";
 import { type GraphFiles, TEMPORARY_GRAPH_FILES } from "../segments/graph_files.ts";
@@ -311,9 +312,7 @@ function* readRecords(
       for (let at = 0; at < graphBytes;) {
         if (input.done) input = yield;
         const piece = input.bytes(Math.min(graphBytes - at, input.remaining));
-        for (let written = 0; file !== undefined && written < piece.byteLength;) {
-          written += file.writeSync(piece.subarray(written));
-        }
+        if (file !== undefined) writeWhole(file, piece);
         at += piece.byteLength;
       }
     }

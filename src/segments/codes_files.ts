@@ -8,7 +8,7 @@
  */
 import type { CodesParts, SavedCodes } from "../vector_scan/saved_codes.ts";
 import { type FileMapper, MAPPING_ALIGN, paddedToPages } from "../util/file_mapping.ts";
-import { readAll } from "./rows_files.ts";
+import { readWhole } from "../util/whole_file_io.ts";
 
 /** Format 1 packed the parts one after another; it is refused, and the codes are derived again. */
 const FORMAT = 2;
@@ -50,14 +50,14 @@ export function readSavedCodes(path: string, mapper?: FileMapper): SavedCodes | 
     using file = Deno.openSync(path);
     const header = new Uint32Array(HEADER_WORDS);
     const size = file.statSync().size;
-    if (size < MAPPING_ALIGN || !readAll(file, new Uint8Array(header.buffer))) return undefined;
+    if (size < MAPPING_ALIGN || !readWhole(file, new Uint8Array(header.buffer))) return undefined;
     const [format, dims, rows, bitsBytes, codesBytes] = header as unknown as number[];
     if (format !== FORMAT) return undefined;
     const at = partsAt(rows!, bitsBytes!, codesBytes!);
     if (size !== at.end) return undefined;
     const tail = new Uint8Array(at.end - at.inverseNorms);
     file.seekSync(at.inverseNorms, Deno.SeekMode.Start);
-    if (!readAll(file, tail)) return undefined;
+    if (!readWhole(file, tail)) return undefined;
     const place = (part: "bits" | "codes", memory: WebAssembly.Memory, into: number) => {
       const [offset, bytes] = part === "bits" ? [at.bits, bitsBytes!] : [at.codes, codesBytes!];
       if (bytes === 0 || mapper?.mapInto(memory, into, path, offset, paddedToPages(bytes))) return true;
@@ -82,7 +82,7 @@ function copyInto(path: string, offset: number, into: Uint8Array): boolean {
   try {
     using file = Deno.openSync(path);
     file.seekSync(offset, Deno.SeekMode.Start);
-    return readAll(file, into);
+    return readWhole(file, into);
   } catch {
     return false;
   }

@@ -8,6 +8,7 @@
  */
 import { MAPPING_ALIGN, paddedToPages } from "../util/file_mapping.ts";
 import { removeQuietly } from "./graph_files.ts";
+import { readWhole, writeWhole } from "../util/whole_file_io.ts";
 
 const FORMAT = 1;
 const HEADER_BYTES = 12;
@@ -47,11 +48,11 @@ export function readKeptRows(path: string, rows: number, stride: number): KeptRo
     const mappedBytes = paddedToPages(rows * stride);
     const lengthsAt = ROWS_AT + mappedBytes;
     const size = file.statSync().size;
-    if (size !== lengthsAt + rows * 8 || !readAll(file, new Uint8Array(header.buffer))) return undefined;
+    if (size !== lengthsAt + rows * 8 || !readWhole(file, new Uint8Array(header.buffer))) return undefined;
     if (header[0] !== FORMAT || header[1] !== rows || header[2] !== stride) return undefined;
     const lengths = new Float64Array(rows);
     file.seekSync(lengthsAt, Deno.SeekMode.Start);
-    if (!readAll(file, new Uint8Array(lengths.buffer))) return undefined;
+    if (!readWhole(file, new Uint8Array(lengths.buffer))) return undefined;
     return { path, offset: ROWS_AT, mappedBytes, lengths };
   } catch {
     return undefined;
@@ -72,9 +73,7 @@ export function createRowsDraft(
     file = undefined;
     removeQuietly(path);
   };
-  const append = (bytes: Uint8Array) => {
-    for (let at = 0; at < bytes.byteLength;) at += file!.writeSync(bytes.subarray(at));
-  };
+  const append = (bytes: Uint8Array) => writeWhole(file!, bytes);
   try {
     file = Deno.openSync(path, { write: true, createNew: true, mode: 0o600 });
     const header = new Uint8Array(ROWS_AT);
@@ -110,14 +109,4 @@ export function createRowsDraft(
       }
     },
   };
-}
-
-/** Reads `into` whole from the file's position; false when the file ends first. */
-export function readAll(file: Deno.FsFile, into: Uint8Array): boolean {
-  for (let at = 0; at < into.byteLength;) {
-    const read = file.readSync(into.subarray(at));
-    if (read === null || read === 0) return false;
-    at += read;
-  }
-  return true;
 }
