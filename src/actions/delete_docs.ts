@@ -12,7 +12,7 @@ export async function deleteDocs(ctx: ServiceContext, request: RequestOf<"delete
   const ids = [...new Set(request.docIds)];
   return await writeToIndex(ctx, request, async (entry) => {
     const index = entry.value;
-    const heads = await readDocHeads(ctx.kv, index.id, ids);
+    const heads = await readDocHeads(ctx.kv, index.id, await ctx.indexStates.heldIds(index, ids) ?? ids);
     const changes = [...heads].map(([id, head]) => ({ id, doc: null, previousParts: head.parts }));
     const passages = [...heads.values()].reduce((sum, head) => sum + passageCountOf(head), 0);
     const next = nextRevision(index, { docDelta: -changes.length, passageDelta: -passages });

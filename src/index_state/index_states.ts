@@ -140,6 +140,18 @@ export class IndexStates {
   }
 
   /**
+   * Which of `ids` the index holds at `record`'s revision, when this process's state of it is at that revision; else
+   * undefined. A writer then reads the records of those alone: a bulk load of new documents reads none. A state that
+   * has moved past the revision meanwhile is harmless: the writer's commit checks the record, fails, and reads again.
+   */
+  async heldIds(record: IndexRecord, ids: readonly string[]): Promise<string[] | undefined> {
+    const cached = this.#budget.peek(record.id);
+    if (cached === undefined || cached.revision !== record.revision) return undefined;
+    const index = await cached.ready.catch(() => undefined);
+    return index?.revision === record.revision ? ids.filter((id) => index.content(id) !== undefined) : undefined;
+  }
+
+  /**
    * Hears of a write this process committed. A cached state at the revision before it is updated in place; one further
    * behind is left to catch up from the log at its next search. The log's growth may call for a snapshot. Resolves once
    * the vectors waiting for the index's graph are within their bound (see {@link GraphInserts}): a writer that waits for
@@ -162,7 +174,10 @@ export class IndexStates {
     // The write is committed whatever happens here: a state that failed to update, or that outgrew the budget, is
     // dropped (see MemoryBudget), and the next search loads it again or answers the 507.
     entry.ready.then((index) => this.#measure(after, entry, index)).catch(() => {});
-    return entry.ready.then((index) => this.#graphInserts.backlogWithinBound(index), () => {});
+    // The writer waits for the write before it to be applied here, not for its own: its own is applied while its
+    // client sends the next batch, and a search here waits for it (it awaits the state's `ready`). One write at most
+    // is acknowledged and not yet applied, so that a fast writer cannot pile changes up in memory.
+    return cached.ready.then((index) => this.#graphInserts.backlogWithinBound(index), () => {});
   }
 
   /** Hears of a new index, whose first documents no snapshot holds yet. */

@@ -223,25 +223,34 @@ export async function commitIndexChanges(
     await deleteTrees(kv, [stagedBatchPrefix(next.id, batchId)]);
     return null;
   }
-  await applyPendingBatch(kv, { ...current, value: { ...next, pending }, versionstamp: result.versionstamp });
+  await applyPendingBatch(kv, { ...current, value: { ...next, pending }, versionstamp: result.versionstamp }, changes);
   return encoded.byteLength;
 }
 
 /**
  * Applies a record's pending batch to the document records, then clears it. Every commit checks that the record is
  * unchanged, so that a slower process applying the same batch stops once another has finished it. The staged chunks
- * stay: the change log names them until a snapshot covers their revision.
+ * stay: the change log names them until a snapshot covers their revision. The process that staged the batch passes
+ * its `changes` rather than reading them back.
  */
-async function applyPendingBatch(kv: Deno.Kv, entry: Deno.KvEntry<IndexRecord>): Promise<void> {
+async function applyPendingBatch(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<IndexRecord>,
+  staged?: DocChange[],
+): Promise<void> {
   const pending = entry.value.pending!;
-  const bytes = await readChunks(kv, pending.chunks, (seq) => stagedChunkKey(entry.value.id, pending.batchId, seq));
+  const changes = staged ?? await readPendingBatch(kv, entry.value.id, pending);
   // Gone only when another process applied the batch and a snapshot has since covered its revision.
-  if (bytes === null) return;
-  const changes = decodeDocChanges(bytes);
+  if (changes === null) return;
   const mutations = changes.flatMap((change) => changeMutations(entry.value.id, change));
   if (!await commitInBatches(kv, mutations, [entry])) return;
   const { pending: _, ...settled } = entry.value;
   await kv.atomic().check(entry).set(entry.key, settled).commit();
+}
+
+async function readPendingBatch(kv: Deno.Kv, indexId: string, pending: PendingBatch): Promise<DocChange[] | null> {
+  const bytes = await readChunks(kv, pending.chunks, (seq) => stagedChunkKey(indexId, pending.batchId, seq));
+  return bytes === null ? null : decodeDocChanges(bytes);
 }
 
 /**

@@ -36,9 +36,14 @@ export function isIndexJobMessage(message: unknown): message is IndexJobMessage 
 export async function stageJobDocs(kv: Deno.Kv, indexId: string, jobId: string, docs: DocInput[]): Promise<number> {
   return await writeChunks(
     kv,
-    new TextEncoder().encode(JSON.stringify(docs)),
+    new TextEncoder().encode(JSON.stringify(docs, vectorsAsArrays)),
     (seq) => jobChunkKey(indexId, jobId, seq),
   );
+}
+
+/** A JSON replacer that writes a vector decoded from `vectorBase64` (a `Float32Array`) as the array of numbers it is. */
+function vectorsAsArrays(_key: string, value: unknown): unknown {
+  return value instanceof Float32Array ? Array.from(value) : value;
 }
 
 /** Reads a job's staged documents; null when they are gone (the job finished, or its index was deleted). */

@@ -18,6 +18,6 @@ export function decodeVector(text: string): Float32Array | undefined {
   }
   if (bytes.byteLength === 0 || bytes.byteLength % 4 !== 0) return undefined;
   const vector = new Float32Array(bytes.buffer, 0, bytes.byteLength / 4);
-  for (const value of vector) if (!Number.isFinite(value)) return undefined;
+  for (let i = 0; i < vector.length; i++) if (!Number.isFinite(vector[i]!)) return undefined;
   return vector;
 }

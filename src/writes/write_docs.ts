@@ -86,7 +86,8 @@ async function writeDocsOnce(ctx: ServiceContext, write: DocWrite): Promise<AddD
     if (job !== undefined && (index.job?.id !== job.id || index.job.owner !== job.owner)) {
       throw new JobLostError(job.id);
     }
-    const heads = await readDocHeads(ctx.kv, index.id, docs.map((doc) => doc.id));
+    const ids = docs.map((doc) => doc.id);
+    const heads = await readDocHeads(ctx.kv, index.id, await ctx.indexStates.heldIds(index, ids) ?? ids);
     const written = upsert ? docs : docs.filter((doc) => !heads.has(doc.id));
     const stored = await builder.build(written);
     const changes: DocChange[] = written.map((doc, i) => ({

@@ -46,6 +46,7 @@ interface SearchResult {
 
 interface IndexView {
   name: string;
+  status: string;
   docCount: number;
   passageCount: number;
   model: { id: string; version: string };
@@ -339,6 +340,20 @@ Deno.test("a vector sent as vectorBase64 ranks as the same numbers do; bad base6
   const ranked = async (indexName: string) =>
     (await search(server, indexName, { vector: EXT_QUERY, mode: "vector", include: ["score"] })).hits;
   assert.deepEqual(await ranked("bytes"), await ranked("numbers"), "the same hits and scores");
+  // A queued write stages its documents as JSON: the decoded vectors must go there as numbers too.
+  const queued = await server.call({
+    action: "createIndex",
+    indexName: "queued",
+    modelId: "ext-8",
+    docs: asBase64,
+    options: { wait: false },
+  });
+  assert.equal(queued.status, 202, await queued.text());
+  for (let tries = 0; (await getIndex(server, "queued")).status !== "Ready"; tries++) {
+    assert.ok(tries < 200, "the queued createIndex ends");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.deepEqual(await ranked("queued"), await ranked("numbers"), "a queued write keeps the vectors too");
 
   const bad = (vectorBase64: string, vector?: number[]) =>
     server.call({ action: "addDocs", indexName: "bytes", docs: [{ id: "bad", text: "", vectorBase64, vector }] });
@@ -348,6 +363,24 @@ Deno.test("a vector sent as vectorBase64 ranks as the same numbers do; bad base6
   await assertJsonError(await bad(base64Of([1, 2, 3])), 400, /\bbad\b[^]*\b8\b/);
   await assertJsonError(await bad(base64Of(EXT_QUERY), EXT_QUERY), 400, /cannot be combined with "vector"/);
   assert.equal((await getIndex(server, "bytes")).docCount, EXT_DOCS.length, "nothing bad was written");
+});
+
+Deno.test("writes to an index that this process holds in memory count what exists exactly", async () => {
+  // A process whose search state is at the index's revision reads the records of the ids it holds only: what it
+  // counts as added, updated, skipped and deleted must still be what the store has.
+  await using server = await startQuire();
+  await ok(server, { action: "createIndex", indexName: "held", modelId: "ext-8", docs: EXT_DOCS.slice(0, 3) });
+  await search(server, "held", { vector: EXT_QUERY, mode: "vector" });
+  const mixed = EXT_DOCS.slice(1).map((doc) => ({ ...doc, text: `${doc.text} again` }));
+  const skipped = await ok(server, { action: "addDocs", indexName: "held", docs: mixed, options: { upsert: false } });
+  assert.deepEqual(skipped, { added: 2, updated: 0, skipped: 2 });
+  const upserted = await ok(server, { action: "addDocs", indexName: "held", docs: mixed });
+  assert.deepEqual(upserted, { added: 0, updated: 4 });
+  const deleted = await ok(server, { action: "deleteDocs", indexName: "held", docIds: ["near", "ghost", "opposite"] });
+  assert.deepEqual(deleted, { deleted: 2 });
+  assert.deepEqual((await getIndex(server, "held")).docCount, 3);
+  const texts = await search(server, "held", { query: "again", mode: "fulltext" });
+  assert.deepEqual(texts.hits.map((hit) => hit.id).sort(), ["far", "side"]);
 });
 
 Deno.test("search modes on an external-model index: hybrid needs query and vector, fulltext ignores vector", async (t) => {
