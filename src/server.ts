@@ -32,6 +32,8 @@ import { SegmentFiles } from "./segments/segment_files.ts";
 import { readSnapshotPointer } from "./storage/snapshot_store.ts";
 import { kvFilePath } from "./storage/kv_store.ts";
 import { dirname, join } from "node:path";
+import { scanHelperStarted } from "./vector_scan/scan_helper.ts";
+import { listIndexRecords } from "./storage/index_records.ts";
 
 /** The project created on first start, so that a newcomer has a key at once. */
 export const DEFAULT_PROJECT_ID = "default";
@@ -93,6 +95,21 @@ export async function upgradeStore(kv: Deno.Kv): Promise<void> {
   if (format.from !== null && format.from !== format.to) {
     console.log(`Upgraded the store from format ${format.from} to ${format.to}`);
   }
+}
+
+/** Index records read at the start to see whether one uses the default model, before it is loaded anyway. */
+const MODEL_USE_SCAN_LIMIT = 10_000;
+
+/**
+ * Whether to warm the default model at the start: when some index uses it, or none exists yet (a new store, whose first
+ * index will likely use it). A store whose indexes all take client vectors never pays the model's runtime and weights.
+ */
+async function defaultModelWanted(kv: Deno.Kv): Promise<boolean> {
+  let scanned = 0;
+  for await (const record of listIndexRecords(kv)) {
+    if (record.modelId === DEFAULT_MODEL_ID || ++scanned >= MODEL_USE_SCAN_LIMIT) return true;
+  }
+  return scanned === 0;
 }
 
 /** Builds the service over an open store and embedder, with its background work running, but listening nowhere. */
@@ -172,7 +189,7 @@ export async function createService(
   );
   backups?.start();
   // Warm the default model, so that the first search does not wait for it; a failure shows in /readyz instead.
-  embedder.load(DEFAULT_MODEL_ID).catch(() => {});
+  defaultModelWanted(kv).then((wanted) => wanted ? embedder.load(DEFAULT_MODEL_ID) : undefined).catch(() => {});
   // Queued writes (`options.wait: false`); the listener ends when the store closes.
   const jobs = new JobRunner(context);
   jobs.start();
@@ -247,6 +264,8 @@ export async function startService(
   }, service.handler);
   const addr = await listening;
   options.onListen?.(addr);
+  // The vector scan's helper thread starts while the first request is on its way, not during its search.
+  scanHelperStarted();
   return {
     addr,
     context: service.context,

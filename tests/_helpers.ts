@@ -237,10 +237,10 @@ export function textScores(text: TextIndex, query: TextQuery, keep?: (slot: numb
 }
 
 /**
- * The files this process maps, as `/proc/<pid>/maps` lists them: read by a child process, since Deno grants a read of
- * the process's own `/proc` files only with every permission.
+ * The files process `pid` (this one by default) maps, as `/proc/<pid>/maps` lists them: read by a child process, since
+ * Deno grants a read of `/proc` files only with every permission.
  */
-export async function mappedFiles(): Promise<string> {
-  const { stdout } = await new Deno.Command("cat", { args: [`/proc/${Deno.pid}/maps`] }).output();
+export async function mappedFiles(pid = Deno.pid): Promise<string> {
+  const { stdout } = await new Deno.Command("cat", { args: [`/proc/${pid}/maps`] }).output();
   return new TextDecoder().decode(stdout);
 }

@@ -191,7 +191,7 @@ interface HitOptions {
 function toHit(index: SearchIndex, scored: RerankedDoc, { include, terms }: HitOptions): SearchHit {
   const { id, score, passage } = scored;
   const hit: SearchHit = { id };
-  const content = index.content(id)!;
+  const content = index.content(id, scored.slot)!;
   // The text is read into words once, for whichever of passage, highlights and snippet need them.
   let words: Word[] | undefined;
   const wordsOf = () => words ??= textWords(content.text, index.analyzer);
@@ -203,7 +203,7 @@ function toHit(index: SearchIndex, scored: RerankedDoc, { include, terms }: HitO
   if (include.has("text")) hit.text = content.text;
   if (include.has("metadata") && content.metadata !== undefined) hit.metadata = content.metadata;
   if (include.has("passage")) {
-    const spans = index.passageSpans(id);
+    const spans = index.passageSpans(id, scored.slot);
     const { start, end } = spans[passage ?? (spans.length < 2 ? 0 : passageByMatches(spans, highlightsOf()))]!;
     hit.passage = { text: content.text.slice(start, end), start, end };
   }

@@ -17,8 +17,8 @@ export const MAX_HIT_TEXT_CHARS = 4_096;
  * when that lies past them.
  */
 export function hitText(index: SearchIndex, hit: ScoredDoc, terms: ReadonlySet<string>): string {
-  const text = index.content(hit.id)!.text;
-  const spans = index.passageSpans(hit.id);
+  const text = index.content(hit.id, hit.slot)!.text;
+  const spans = index.passageSpans(hit.id, hit.slot);
   let highlights: TextRange[] | undefined;
   const highlightsOf = () => highlights ??= highlightRanges(textWords(text, index.analyzer), terms);
   const { start, end } = spans[hit.passage ?? (spans.length < 2 ? 0 : passageByMatches(spans, highlightsOf()))]!;

@@ -137,15 +137,18 @@ export class DocSlots {
     return this.#idMap().get(id);
   }
 
-  /** The text and metadata of a document. */
-  content(id: string): DocContent | undefined {
-    const slot = this.slotOf(id);
-    return slot === undefined ? undefined : this.contentOf(slot);
+  /**
+   * The text and metadata of a document. `slot`, where a search found it, spares looking the id up (which makes the id
+   * map of a restored index) while the slot still holds that id.
+   */
+  content(id: string, slot?: number): DocContent | undefined {
+    const at = slot !== undefined && this.#ids[slot] === id ? slot : this.slotOf(id);
+    return at === undefined ? undefined : this.contentOf(at);
   }
 
-  /** The spans of a document's passages, in order. */
-  passageSpans(id: string): PassageSpan[] {
-    const content = this.content(id);
+  /** The spans of a document's passages, in order; `slot` as for {@link content}. */
+  passageSpans(id: string, slot?: number): PassageSpan[] {
+    const content = this.content(id, slot);
     const spans = content?.spans;
     if (spans === undefined) return content === undefined ? [] : [{ start: 0, end: content.text.length }];
     return Array.from({ length: spans.length / 2 }, (_, i) => ({ start: spans[2 * i]!, end: spans[2 * i + 1]! }));

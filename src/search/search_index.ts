@@ -174,14 +174,14 @@ export class SearchIndex {
     if (options.revision !== undefined) this.#revision = options.revision;
   }
 
-  /** The text and metadata of a document. */
-  content(id: string): DocContent | undefined {
-    return this.#docs.content(id);
+  /** The text and metadata of a document; `slot`, a hit's, spares looking the id up while it still holds it. */
+  content(id: string, slot?: number): DocContent | undefined {
+    return this.#docs.content(id, slot);
   }
 
-  /** The spans of a document's passages, in order. */
-  passageSpans(id: string): PassageSpan[] {
-    return this.#docs.passageSpans(id);
+  /** The spans of a document's passages, in order; `slot` as for {@link content}. */
+  passageSpans(id: string, slot?: number): PassageSpan[] {
+    return this.#docs.passageSpans(id, slot);
   }
 
   /** How the full-text side analyzes texts: its language, stemmer and stop words. */
@@ -365,7 +365,7 @@ export class SearchIndex {
       : sortOrder(found, this.#columns, (slot) => ids[slot]!, query.sort, query);
     return positions.map((i) => {
       const slot = found.slots[i]!;
-      const hit: ScoredDoc = { id: ids[slot]!, score: found.scores[i]! };
+      const hit: ScoredDoc = { id: ids[slot]!, score: found.scores[i]!, slot };
       const passage = found.best?.[i];
       if (passage !== undefined) hit.passage = passages[slot]!.indexOf(passage);
       return hit;

@@ -33,6 +33,8 @@ export interface ScoredDoc {
   id: string;
   score: number;
   passage?: number;
+  /** Where the search found the document: valid while its index holds that id there (see `SearchIndex.content`). */
+  slot?: number;
   /** Put first by a pin of the index's settings, not by its score. */
   pinned?: boolean;
 }
