@@ -3,13 +3,15 @@
  * {@link BATCH_MS} each, one per turn of the event loop (and fewer while requests keep it busy), so that no request
  * waits long for one; and a bound on how many may wait, which writers wait for, so that a bulk load cannot outrun the
  * graph, once tuning has found that its searches use the graph. An index whose searches scan every code instead (its
- * tuned plan) needs neither: its inserts run only while the process is otherwise idle, and writers never wait for them.
+ * tuned plan) needs neither: its graph serves no search, so it takes vectors only once the index has grown enough to be
+ * tuned again (which then weighs a whole graph), only while the process is otherwise idle, and writers never wait.
  */
 import type { BackgroundTasks } from "../concurrency/background_tasks.ts";
 import type { SearchIndex } from "../search/search_index.ts";
 import type { NativeAllocator } from "../util/native_allocator.ts";
 import { collectGarbageNow } from "../util/collect_garbage.ts";
 import { awaitBackground, TimeSlices } from "../util/time_slices.ts";
+import { grownSinceTuning } from "../search/vector_plan.ts";
 
 /**
  * How long one batch may hold the event loop. What an insert costs depends on the vectors (several times more for
@@ -58,13 +60,15 @@ export class GraphInserts {
    */
   start(name: string, index: SearchIndex, wanted: () => boolean, { all = false } = {}): void {
     if (this.#running.has(index) || !(all ? index.pendingGraphInserts > 0 : index.graphInsertsDue)) return;
+    if (!graphFillWanted(index)) return;
     const inserting: Inserting = { waiters: [] };
     this.#running.set(index, inserting);
     this.#background.run(`graph inserts of ${name}`, async () => {
       try {
         const heldBefore = index.graphVectors;
         const paused = () => this.#snapshots > 0 && inserting.waiters.length === 0;
-        await insertInBatches(index, { wanted, whenIdle: () => index.vectorPlan.scan, paused }, () => {
+        const whenIdle = () => index.vectorPlan.scan;
+        await insertInBatches(index, { wanted: () => wanted() && graphFillWanted(index), whenIdle, paused }, () => {
           if (!backlogMatters(index)) release(inserting);
         });
         const inserted = index.graphVectors - heldBefore;
@@ -127,6 +131,23 @@ export class GraphInserts {
     if (inserting === undefined || !backlogMatters(index)) return;
     await awaitBackground(new Promise<void>((resolve) => inserting.waiters.push(resolve)));
   }
+}
+
+/**
+ * Whether the vectors waiting for the graph of `index` should join it: always, but where a tuned plan scans every code.
+ * Its graph serves no search, and filling it would load a copy of it into memory (a viewed graph file stays mapped
+ * until its first insert): 50 MiB of anonymous memory at 100,000 near-random vectors. It is filled once the index has
+ * grown enough to be tuned again, so that the tuning weighs a whole graph (see {@link tuningWaitsForGraph}).
+ */
+export function graphFillWanted(index: SearchIndex): boolean {
+  const plan = index.vectorPlan;
+  return !(plan.tunedAt > 0 && plan.scan) || grownSinceTuning(plan, index.passageCount);
+}
+
+/** Whether a tuning of `index` is held back until its graph has taken every vector: a scan's, due for its growth. */
+export function tuningWaitsForGraph(index: SearchIndex): boolean {
+  const plan = index.vectorPlan;
+  return plan.scan && grownSinceTuning(plan, index.passageCount) && index.pendingGraphInserts > 0;
 }
 
 /**

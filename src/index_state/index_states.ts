@@ -17,7 +17,7 @@ import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts"
 import { readLogTail } from "../storage/change_log.ts";
 import { readSnapshotPointer } from "../storage/snapshot_store.ts";
 import { indexTooLarge } from "../api/index_errors.ts";
-import { GraphInserts } from "./graph_inserts.ts";
+import { GraphInserts, tuningWaitsForGraph } from "./graph_inserts.ts";
 import { type LoadedIndex, loadSearchIndex } from "./load_search_index.ts";
 import type { SegmentFiles } from "../segments/segment_files.ts";
 import { type CachedIndex, MemoryBudget, residentBytes } from "./memory_budget.ts";
@@ -246,9 +246,14 @@ export class IndexStates {
    * evicted meanwhile is left untuned.
    */
   #maybeTune(indexId: string, index: SearchIndex): void {
+    if (tuningWaitsForGraph(index)) return;
     const steps = index.vectorTuning();
     if (steps === undefined) return;
-    this.#background.run(`tune vector search of ${indexId}`, () => tuneInTurns(steps, this.#kept(indexId, index)));
+    this.#background.run(`tune vector search of ${indexId}`, async () => {
+      await tuneInTurns(steps, this.#kept(indexId, index));
+      // A tuning that chose the graph sets the vectors that wait going into it (none go into a scan's graph).
+      this.#insertIntoGraph(indexId, index, { all: true });
+    });
   }
 
   /**

@@ -4,9 +4,14 @@
  */
 import type { SearchIndex } from "../search/search_index.ts";
 import { TimeSlices } from "../util/time_slices.ts";
+import { tuningWaitsForGraph } from "./graph_inserts.ts";
 
-/** Tunes how the index finds vector candidates, if that is due, one measured search per turn of the event loop. */
+/**
+ * Tunes how the index finds vector candidates, if that is due (and not held back until its graph is filled, see
+ * {@link tuningWaitsForGraph}), one measured search per turn of the event loop.
+ */
 export async function tuneWhenDue(index: SearchIndex): Promise<void> {
+  if (tuningWaitsForGraph(index)) return;
   const tuning = index.vectorTuning();
   if (tuning !== undefined) await tuneInTurns(tuning, () => true);
 }

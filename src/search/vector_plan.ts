@@ -61,8 +61,13 @@ export const RECENT_QUERIES = 24;
  * filled while the process was idle), and once it has queries of its own after a tuning on sampled ones.
  */
 export function tuningDue(plan: VectorPlan, passages: number, held: number, recent: number): boolean {
-  return plan.tunedAt === 0 || passages >= plan.tunedAt * RETUNE_GROWTH ||
+  return plan.tunedAt === 0 || grownSinceTuning(plan, passages) ||
     held >= (plan.heldAt ?? plan.tunedAt) * RETUNE_GROWTH || (plan.queries === "sampled" && recent >= RECENT_QUERIES);
+}
+
+/** Whether an index of `passages` passages has grown enough since its last tuning (if any) to be tuned again. */
+export function grownSinceTuning(plan: VectorPlan, passages: number): boolean {
+  return plan.tunedAt > 0 && passages >= plan.tunedAt * RETUNE_GROWTH;
 }
 
 /** What tuning reads of an index. */

@@ -8,7 +8,7 @@ import { SearchIndex } from "../../src/search/search_index.ts";
 import { EXACT_SEARCH_MAX_VECTORS } from "../../src/search/vector_candidates.ts";
 import { Embedder } from "../../src/embedding/embedder.ts";
 import { BackgroundTasks } from "../../src/concurrency/background_tasks.ts";
-import { GraphInserts, MAX_GRAPH_BACKLOG } from "../../src/index_state/graph_inserts.ts";
+import { GraphInserts, MAX_GRAPH_BACKLOG, tuningWaitsForGraph } from "../../src/index_state/graph_inserts.ts";
 import type { IndexRecord } from "../../src/storage/index_records.ts";
 import { indexKey } from "../../src/storage/kv_keys.ts";
 import { readSnapshot } from "../../src/storage/snapshot_store.ts";
@@ -109,24 +109,36 @@ Deno.test("a writer waits while more vectors wait for the graph than the bound, 
   assert.equal(index.pendingGraphInserts, MAX_GRAPH_BACKLOG + 1_000);
 });
 
-Deno.test("an index whose searches scan every code adds to its graph only while idle, and writers never wait", async () => {
+Deno.test("an index whose searches scan every code fills its graph only to be tuned again, while idle; writers never wait", async () => {
   const graphed = new SearchIndex({ revision: 0, graphs: await loadAnnGraphs() });
   graphed.apply(changesOf("a", EXACT_SEARCH_MAX_VECTORS + 1));
   const index = await withPlan(graphed, { scan: true });
   assert.equal(index.vectorPlan.scan, true);
-  index.apply(changesOf("b", MAX_GRAPH_BACKLOG + 1_000), { deferGraph: true });
   const background = new BackgroundTasks();
   const inserts = new GraphInserts(background);
+  // Grown by less than half since its tuning: its graph, which no search reads, takes nothing.
+  const grown = MAX_GRAPH_BACKLOG + 1_000;
+  index.apply(changesOf("b", grown), { deferGraph: true });
+  inserts.start("i", index, () => true, { all: true });
+  await background.idle();
+  assert.equal(index.pendingGraphInserts, grown, "a scan's graph takes nothing before the index has grown by half");
+  assert.equal(tuningWaitsForGraph(index), false);
+
+  // Grown by half: the next tuning waits for a whole graph, which fills while the process is idle.
+  const more = Math.ceil(index.vectorPlan.tunedAt / 2);
+  index.apply(changesOf("c", more), { deferGraph: true });
+  assert.equal(tuningWaitsForGraph(index), true);
   const { promise: finish, resolve: finishForeground } = Promise.withResolvers<void>();
   const foreground = asForeground(() => finish);
   inserts.start("i", index, () => true);
   await inserts.backlogWithinBound(index);
   await new Promise((resolve) => setTimeout(resolve, 200));
-  assert.equal(index.pendingGraphInserts, MAX_GRAPH_BACKLOG + 1_000, "nothing joins the graph while a request runs");
+  assert.equal(index.pendingGraphInserts, grown + more, "nothing joins the graph while a request runs");
   finishForeground();
   await foreground;
   await background.idle();
   assert.equal(index.pendingGraphInserts, 0, "all join it once the process is idle");
+  assert.equal(tuningWaitsForGraph(index), false, "then it may be tuned");
 });
 
 Deno.test("inserts pause while a snapshot is written, but for those that writers wait for", async () => {
@@ -135,12 +147,14 @@ Deno.test("inserts pause while a snapshot is written, but for those that writers
   const background = new BackgroundTasks();
   const inserts = new GraphInserts(background);
   const scanning = await withPlan(graphed, { scan: true });
-  scanning.apply(changesOf("b", 1_000), { deferGraph: true });
+  // Grown by half since its tuning, so that its graph is filled for the next one.
+  const grown = Math.ceil(scanning.vectorPlan.tunedAt / 2);
+  scanning.apply(changesOf("b", grown), { deferGraph: true });
   const { promise: written, resolve: finishWrite } = Promise.withResolvers<void>();
   const write = inserts.pausedDuring(() => written);
   inserts.start("s", scanning, () => true);
   await new Promise((resolve) => setTimeout(resolve, 200));
-  assert.equal(scanning.pendingGraphInserts, 1_000, "nothing joins the graph while the snapshot is written");
+  assert.equal(scanning.pendingGraphInserts, grown, "nothing joins the graph while the snapshot is written");
 
   // Writers wait for an index whose searches use the graph: its inserts go on.
   const searching = await withPlan(graphed, { scan: false });
