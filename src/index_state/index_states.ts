@@ -251,8 +251,9 @@ export class IndexStates {
     if (steps === undefined) return;
     this.#background.run(`tune vector search of ${indexId}`, async () => {
       await tuneInTurns(steps, this.#kept(indexId, index));
-      // A tuning that chose the graph sets the vectors that wait going into it (none go into a scan's graph).
-      this.#insertIntoGraph(indexId, index, { all: true });
+      // A tuning that chose the graph sets the vectors that wait going into it, once enough wait to be worth loading a
+      // viewed graph for (none go into a scan's graph).
+      this.#insertIntoGraph(indexId, index);
     });
   }
 

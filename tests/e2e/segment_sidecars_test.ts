@@ -91,7 +91,8 @@ Deno.test("a load keeps its graph, codes and rows beside the copy; the next read
     assert.deepEqual(await answers(server), before);
     const loaded = await loadedIndex(server);
     await server.service.context.background.idle();
-    assert.ok(loaded.graphMapped, "the graph is mapped, not loaded");
+    const state = `plan ${JSON.stringify(loaded.vectorPlan)}, ${loaded.pendingGraphInserts} waiting`;
+    assert.ok(loaded.graphMapped, `the graph is mapped, not loaded (${state})`);
     assert.equal((await Deno.stat(paths.graph)).ino, graph.info.ino, "the graph is read, not written again");
     assert.equal((await Deno.stat(paths.codes)).ino, codes.info.ino, "the codes are read, not written again");
     assert.equal((await Deno.stat(paths.rows)).ino, rows.ino, "the rows are read, not written again");
