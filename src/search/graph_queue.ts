@@ -7,6 +7,7 @@
 import type { AnnIndex } from "./ann_index.ts";
 import type { VectorStore } from "./vector_store.ts";
 import type { CodesParts, SavedCodes } from "../vector_scan/saved_codes.ts";
+import { PendingPassages } from "./pending_passages.ts";
 
 /**
  * Graph inserts wait until this many are pending and then go in, in multi-threaded batches, so that a small write
@@ -19,7 +20,7 @@ export class GraphQueue {
   readonly #vectors: VectorStore;
   #ann: AnnIndex | undefined;
   /** Passage slots whose vectors the graph does not hold yet: added in batches, at the next search or once many. */
-  readonly #pending = new Set<number>();
+  readonly #pending = new PendingPassages();
   /** Whether a restored graph's codes were written from the vectors, rather than taken from saved ones. */
   #codesDerived = false;
 
@@ -55,7 +56,7 @@ export class GraphQueue {
 
   /** The passages that wait to enter the graph, oldest first. */
   waiting(): number[] {
-    return [...this.#pending];
+    return this.#pending.oldest();
   }
 
   /**
@@ -67,7 +68,7 @@ export class GraphQueue {
     this.#ann = ann;
     this.#codesDerived = codes === undefined || !ann.restoreCodes(codes, passages);
     if (this.#codesDerived) ann.encode(passages, this.#vectors);
-    for (const passage of ann.missing(passages)) this.#pending.add(passage);
+    this.#pending.addAll(ann.missing(passages));
   }
 
   /**
@@ -87,7 +88,7 @@ export class GraphQueue {
   /** Makes passages wait to join the graph: their codes are written now, so that a scan finds them meanwhile. */
   enqueue(passages: Iterable<number>): void {
     const waiting = [...passages];
-    for (const passage of waiting) this.#pending.add(passage);
+    this.#pending.addAll(waiting);
     this.#ann!.encode(waiting, this.#vectors);
   }
 
@@ -102,11 +103,7 @@ export class GraphQueue {
   /** Adds the pending vectors to the graph (at most `count` of them, the oldest first) in one multi-threaded call. */
   flush(count: number): void {
     if (this.#ann === undefined || this.#pending.size === 0) return;
-    const passages: number[] = [];
-    for (const passage of this.#pending) {
-      if (passages.length >= count) break;
-      passages.push(passage);
-    }
+    const passages = this.#pending.oldest(count);
     this.#ann.add(passages, this.#vectors);
     for (const passage of passages) this.#pending.delete(passage);
   }
