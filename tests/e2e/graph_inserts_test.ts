@@ -252,7 +252,10 @@ Deno.test("a state read for a snapshot stays in memory when it fits, and later w
   assert.ok(indexStates.bytesOf(record.id) > 0, "no search asked for it, yet it is in memory");
   const before = Object.fromEntries(metrics.loads());
   const index = await indexStates.get(record);
-  assert.equal(index.pendingGraphInserts, 0, "its graph took every vector");
+  // Every vector, unless the plan scans every code (these 8-d vectors may tune either way): then the graph, which no
+  // search reads, takes none until the index has grown by half since its tuning.
+  if (graphFillWanted(index)) assert.equal(index.pendingGraphInserts, 0, "its graph took every vector");
+  else assert.ok(index.vectorPlan.scan && index.pendingGraphInserts > 0, "a scan's graph took none since its tuning");
   const after = Object.fromEntries(metrics.loads());
   assert.equal(after.snapshot ?? 0, before.snapshot ?? 0, "the first search reads no snapshot");
   assert.equal(after.full ?? 0, before.full ?? 0, "nor the document records");
