@@ -19,6 +19,7 @@ import { modelCall } from "../writes/index_embedding.ts";
 import { searchWithout, similarVector } from "./similar_to.ts";
 import { checkedRerank, rankedBounds, type RerankedDoc, rerankedPage } from "../reranking/rerank_hits.ts";
 import { searchWithSettings } from "../search/settings_search.ts";
+import { passageSpansOf } from "../search/indexed_doc.ts";
 
 /**
  * Searches the latest acknowledged state of an index, within a tenant token's `tenantFilter` when there is one (both it
@@ -203,7 +204,7 @@ function toHit(index: SearchIndex, scored: RerankedDoc, { include, terms }: HitO
   if (include.has("text")) hit.text = content.text;
   if (include.has("metadata") && content.metadata !== undefined) hit.metadata = content.metadata;
   if (include.has("passage")) {
-    const spans = index.passageSpans(id, scored.slot);
+    const spans = passageSpansOf(content);
     const { start, end } = spans[passage ?? (spans.length < 2 ? 0 : passageByMatches(spans, highlightsOf()))]!;
     hit.passage = { text: content.text.slice(start, end), start, end };
   }

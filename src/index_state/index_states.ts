@@ -148,7 +148,7 @@ export class IndexStates {
     const cached = this.#budget.peek(record.id);
     if (cached === undefined || cached.revision !== record.revision) return undefined;
     const index = await cached.ready.catch(() => undefined);
-    return index?.revision === record.revision ? ids.filter((id) => index.content(id) !== undefined) : undefined;
+    return index?.revision === record.revision ? ids.filter((id) => index.holds(id)) : undefined;
   }
 
   /**

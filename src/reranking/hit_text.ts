@@ -3,6 +3,7 @@ import type { SearchIndex } from "../search/search_index.ts";
 import type { ScoredDoc } from "../search/search_query.ts";
 import { passageByMatches } from "../passages/passage_by_matches.ts";
 import { highlightRanges, type TextRange, textWords } from "../fulltext/highlights.ts";
+import { passageSpansOf } from "../search/indexed_doc.ts";
 
 /**
  * The most characters of a passage that a cross-encoder is given. Its window (512 tokens for most) covers fewer, and
@@ -17,8 +18,9 @@ export const MAX_HIT_TEXT_CHARS = 4_096;
  * when that lies past them.
  */
 export function hitText(index: SearchIndex, hit: ScoredDoc, terms: ReadonlySet<string>): string {
-  const text = index.content(hit.id, hit.slot)!.text;
-  const spans = index.passageSpans(hit.id, hit.slot);
+  const content = index.content(hit.id, hit.slot)!;
+  const text = content.text;
+  const spans = passageSpansOf(content);
   let highlights: TextRange[] | undefined;
   const highlightsOf = () => highlights ??= highlightRanges(textWords(text, index.analyzer), terms);
   const { start, end } = spans[hit.passage ?? (spans.length < 2 ? 0 : passageByMatches(spans, highlightsOf()))]!;

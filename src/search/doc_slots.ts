@@ -3,7 +3,7 @@
  * that the text, vector and metadata sides address documents and passages by number. Slots of deleted documents and
  * passages are reused. Its arrays are exposed read-only for the loops of a search, which index them directly.
  */
-import type { DocContent, IndexedDoc, PassageSpan } from "./indexed_doc.ts";
+import type { DocContent, IndexedDoc } from "./indexed_doc.ts";
 import type { SearchIndexParts } from "./search_index_parts.ts";
 import { CONTENT_OBJECT_BYTES, type StoredContents } from "./stored_contents.ts";
 import type { VectorStore } from "./vector_store.ts";
@@ -144,14 +144,6 @@ export class DocSlots {
   content(id: string, slot?: number): DocContent | undefined {
     const at = slot !== undefined && this.#ids[slot] === id ? slot : this.slotOf(id);
     return at === undefined ? undefined : this.contentOf(at);
-  }
-
-  /** The spans of a document's passages, in order; `slot` as for {@link content}. */
-  passageSpans(id: string, slot?: number): PassageSpan[] {
-    const content = this.content(id, slot);
-    const spans = content?.spans;
-    if (spans === undefined) return content === undefined ? [] : [{ start: 0, end: content.text.length }];
-    return Array.from({ length: spans.length / 2 }, (_, i) => ({ start: spans[2 * i]!, end: spans[2 * i + 1]! }));
   }
 
   /** The slot that the next {@link fill} takes, so that whoever reads the slot can be told before it changes. */

@@ -37,3 +37,10 @@ export interface DocContent {
   metadata?: Record<string, unknown>;
   spans?: Uint32Array;
 }
+
+/** The spans of a document's passages, in order. */
+export function passageSpansOf(content: DocContent): PassageSpan[] {
+  const spans = content.spans;
+  if (spans === undefined) return [{ start: 0, end: content.text.length }];
+  return Array.from({ length: spans.length / 2 }, (_, i) => ({ start: spans[2 * i]!, end: spans[2 * i + 1]! }));
+}

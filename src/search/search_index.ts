@@ -20,7 +20,7 @@ import { MetadataColumns } from "./metadata_columns.ts";
 import { type ScoredSlots, VectorStore } from "./vector_store.ts";
 import { SnapshotView } from "./snapshot_view.ts";
 import { tuneVectorPlan, tuningDue, type VectorPlan } from "./vector_plan.ts";
-import type { DocContent, DocUpdate, IndexedDoc, PassageSpan } from "./indexed_doc.ts";
+import type { DocContent, DocUpdate, IndexedDoc } from "./indexed_doc.ts";
 import type { SearchIndexParts } from "./search_index_parts.ts";
 import type { ScoredDoc, SearchPage, SearchQuery } from "./search_query.ts";
 import { DocSlots } from "./doc_slots.ts";
@@ -174,14 +174,14 @@ export class SearchIndex {
     if (options.revision !== undefined) this.#revision = options.revision;
   }
 
+  /** Whether it holds a document of that id (without reading its text, which a restored index keeps encoded). */
+  holds(id: string): boolean {
+    return this.#docs.slotOf(id) !== undefined;
+  }
+
   /** The text and metadata of a document; `slot`, a hit's, spares looking the id up while it still holds it. */
   content(id: string, slot?: number): DocContent | undefined {
     return this.#docs.content(id, slot);
-  }
-
-  /** The spans of a document's passages, in order; `slot` as for {@link content}. */
-  passageSpans(id: string, slot?: number): PassageSpan[] {
-    return this.#docs.passageSpans(id, slot);
   }
 
   /** How the full-text side analyzes texts: its language, stemmer and stop words. */

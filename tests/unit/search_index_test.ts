@@ -14,6 +14,7 @@ import type { DocChange, StoredDoc } from "../../src/storage/doc_change_codec.ts
 import { bestPositions, compareCodePoints, rankPage } from "../../src/search/ranking.ts";
 import { fuseScores, fusionScale } from "../../src/search/hybrid_fusion.ts";
 import { parseFilter } from "../../src/search/metadata_filter.ts";
+import { passageSpansOf } from "../../src/search/indexed_doc.ts";
 
 /** A deterministic pseudo-random generator, so that failures reproduce. */
 function random(seed: number): () => number {
@@ -438,5 +439,5 @@ Deno.test("a hit's slot reads its document while the slot holds it, and the id i
   index.apply([change("a", null), change("c", storedDoc("third text")), change("a", storedDoc("first again"))]);
   assert.equal(index.content("a", hit.slot)?.text, "first again");
   assert.equal(index.content("c", hit.slot)?.text, "third text");
-  assert.deepEqual(index.passageSpans("a", hit.slot), [{ start: 0, end: "first again".length }]);
+  assert.deepEqual(passageSpansOf(index.content("a", hit.slot)!), [{ start: 0, end: "first again".length }]);
 });
