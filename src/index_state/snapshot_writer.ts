@@ -22,6 +22,7 @@ import type { GraphInserts } from "./graph_inserts.ts";
 import { type LogState, snapshotDue, SnapshotPolicy } from "./snapshot_policy.ts";
 import { tuneWhenDue } from "./tune_in_turns.ts";
 import { copying, type SegmentFiles } from "../segments/segment_files.ts";
+import { FileMapper } from "../util/file_mapping.ts";
 
 /** How long a process may take to write a snapshot before another may take its lease. */
 const SNAPSHOT_LEASE_MS = 60_000;
@@ -157,7 +158,8 @@ export class SnapshotWriter {
     let written: SnapshotPointer | null = null;
     const copy = await this.#options.segments?.begin(address.id);
     try {
-      const pieces = encodeSearchSnapshot(index, slices);
+      // Where files can be mapped, the copy takes the rows, codes and graph too, so that a load of it maps them at once.
+      const pieces = encodeSearchSnapshot(index, slices, FileMapper.get() === undefined ? undefined : copy);
       written = await this.#graphInserts.pausedDuring(() =>
         writeSnapshot(this.#kv, address.id, {
           revision: index.revision,

@@ -12,6 +12,7 @@ import type { AnnGraphs } from "./ann_graphs.ts";
 import type { AnnIndex, GraphFile } from "./ann_index.ts";
 import { type GraphFiles, TEMPORARY_GRAPH_FILES } from "../segments/graph_files.ts";
 import type { RowsFiles } from "../segments/rows_files.ts";
+import { type SnapshotSidecars, writeRows } from "./snapshot_rows.ts";
 import type { FileMapper } from "../util/file_mapping.ts";
 import type { SavedCodes } from "../vector_scan/saved_codes.ts";
 import { StoredContents } from "./stored_contents.ts";
@@ -44,9 +45,14 @@ const PIECE_BYTES = 1 << 20;
  * Encodes an index's search state as it stands when called, in pieces of about a MiB, each a view that holds until the
  * next one is asked for. With `slices`, the work pauses whenever a slice has used its time, so that requests are
  * answered in between; writes that land meanwhile (or while a consumer awaits between pieces) change the index but not
- * the snapshot (see {@link SnapshotView}). Without, it pauses only where the consumer does.
+ * the snapshot (see {@link SnapshotView}). Without, it pauses only where the consumer does. With `sidecars`, its float16
+ * rows and its graph are written to files too.
  */
-export async function* encodeSearchSnapshot(index: SearchIndex, slices?: Slices): AsyncGenerator<Uint8Array> {
+export async function* encodeSearchSnapshot(
+  index: SearchIndex,
+  slices?: Slices,
+  sidecars?: SnapshotSidecars,
+): AsyncGenerator<Uint8Array> {
   const view = index.openSnapshotView();
   try {
     // Room for a piece and the record that completes it, so that the buffer is rarely copied as it grows.
@@ -55,7 +61,7 @@ export async function* encodeSearchSnapshot(index: SearchIndex, slices?: Slices)
     out.append(new TextEncoder().encode(FORMAT));
     endFrame(out, frame);
     frame = beginFrame(out);
-    for (const _record of writeRecords(view, out)) {
+    for (const _record of writeRecords(view, out, sidecars)) {
       if (out.length >= PIECE_BYTES) {
         endFrame(out, frame);
         yield out.drain();
@@ -65,6 +71,7 @@ export async function* encodeSearchSnapshot(index: SearchIndex, slices?: Slices)
     }
     endFrame(out, frame);
     yield out.drain();
+    if (view.graph !== undefined) await sidecars?.graph(view.graph.path);
   } finally {
     view.close();
   }
@@ -74,12 +81,16 @@ export async function* encodeSearchSnapshot(index: SearchIndex, slices?: Slices)
  * Writes the snapshot one record (a document, a posting, a word, a piece of the graph) at a time, stopping before each:
  * a frame ends only there, so that {@link readRecords} never finds a record cut between two frames.
  */
-function* writeRecords(view: SnapshotView, out: ByteWriter): Generator<void> {
+function* writeRecords(view: SnapshotView, out: ByteWriter, sidecars?: SnapshotSidecars): Generator<void> {
   out.string(view.language);
   out.f64(view.revision);
   out.u32(view.slots);
   out.u32(view.dims);
   out.u8(view.halfRows ? 1 : 0);
+  // The rows that documents hold, where the graph's codes are written beside the snapshot.
+  const held = view.graph !== undefined && view.halfRows && sidecars !== undefined
+    ? new Uint8Array(view.rows)
+    : undefined;
   for (let slot = 0; slot < view.slots; slot++) {
     yield;
     const doc = view.doc(slot);
@@ -94,15 +105,12 @@ function* writeRecords(view: SnapshotView, out: ByteWriter): Generator<void> {
     out.u32(doc.length);
     out.words(doc.content.spans ?? new Uint32Array(0));
     out.words(Uint32Array.from(doc.passages));
+    if (held !== undefined) { for (const row of doc.passages) held[row] = 1; }
   }
   out.u32(view.rows);
   const rowBytes = view.halfRows ? halfStride(view.dims) : view.dims * 4;
   out.u32(rowBytes);
-  for (let from = 0; from < view.rows; from += ROWS_PER_RECORD) {
-    yield;
-    const count = Math.min(ROWS_PER_RECORD, view.rows - from);
-    out.append(view.rowsOf(from, count, (vector) => storedRow(vector, view.halfRows, rowBytes)));
-  }
+  yield* writeRows(view, out, { rowBytes, perRecord: ROWS_PER_RECORD, held, sidecars });
   // Terms are never empty, so an empty one ends the postings.
   for (const term of view.terms) {
     yield;
@@ -121,16 +129,6 @@ function* writeRecords(view: SnapshotView, out: ByteWriter): Generator<void> {
   if (view.graph !== undefined) yield* appendFile(view.graph, out);
   // Last and optional, so that a snapshot written before it existed still reads: a load starts with the tuned plan.
   if (view.graph !== undefined && view.plan !== undefined) out.string(JSON.stringify(view.plan));
-}
-
-/**
- * A row's bytes as the store keeps it: rows read back from float16 are float16 values, so they narrow again exactly.
- */
-function storedRow(vector: Float32Array, halves: boolean, rowBytes: number): Uint8Array {
-  if (!halves) return new Uint8Array(vector.slice().buffer);
-  const row = new Float16Array(rowBytes / 2);
-  row.set(vector);
-  return new Uint8Array(row.buffer);
 }
 
 /** Appends a file of the size `file` names, a piece per step. */

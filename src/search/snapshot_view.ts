@@ -58,6 +58,8 @@ export class SnapshotView {
   readonly #kept = new Map<number, ViewedDoc | null>();
   /** The original vector of each row that a kept document held. */
   readonly #keptRows = new Map<number, Float32Array>();
+  /** The original length of each row that a kept document held (see `VectorStore.lengthsOf`). */
+  readonly #keptLengths = new Map<number, number>();
   /** Per term, the kept original documents that held it, and how often. */
   readonly #keptTerms = new Map<string, Map<number, number>>();
   readonly #onClose: () => void;
@@ -89,7 +91,10 @@ export class SnapshotView {
     }
     const vectors = doc.vectors.map((vector) => vector.slice());
     this.#kept.set(slot, { ...doc, vectors });
-    doc.passages.forEach((row, i) => this.#keptRows.set(row, vectors[i]!));
+    doc.passages.forEach((row, i) => {
+      this.#keptRows.set(row, vectors[i]!);
+      this.#keptLengths.set(row, this.#parts.vectors.lengthsOf(row + 1)[row]!);
+    });
     for (const [term, count] of this.#parts.text.termCounts(doc.content.text)) {
       let holders = this.#keptTerms.get(term);
       if (holders === undefined) this.#keptTerms.set(term, holders = new Map());
@@ -115,6 +120,15 @@ export class SnapshotView {
       if (row >= from && row < from + count) bytes.set(storedRow(vector), (row - from) * vectors.rowBytes);
     }
     return bytes;
+  }
+
+  /** The lengths of `count` vector rows from `from` on, as they stood when the view was opened (see {@link rowsOf}). */
+  lengthsOf(from: number, count: number): Float64Array {
+    const lengths = this.#parts.vectors.lengthsOf(from + count).slice(from);
+    for (const [row, length] of this.#keptLengths) {
+      if (row >= from && row < from + count) lengths[row - from] = length;
+    }
+    return lengths;
   }
 
   /** The documents that held `term`, and how often each held it. */

@@ -8,7 +8,8 @@
  */
 import type { CodesParts, SavedCodes } from "../vector_scan/saved_codes.ts";
 import { type FileMapper, MAPPING_ALIGN, paddedToPages } from "../util/file_mapping.ts";
-import { readWhole } from "../util/whole_file_io.ts";
+import { readWhole, writeWhole } from "../util/whole_file_io.ts";
+import { removeQuietly } from "./graph_files.ts";
 
 /** Format 1 packed the parts one after another; it is refused, and the codes are derived again. */
 const FORMAT = 2;
@@ -39,6 +40,86 @@ export function codesFileBytes(parts: CodesParts): Uint8Array {
   file.set(new Uint8Array(parts.inverseNorms.buffer, parts.inverseNorms.byteOffset, parts.rows * 4), at.inverseNorms);
   file.set(parts.live, at.live);
   return file;
+}
+
+/** Rows of codes as a snapshot encodes them, for a {@link CodesFileDraft}: the parts of those rows alone. */
+export interface CodesChunk {
+  /** Where the rows' bits and codes start among all rows' (see `VectorCodes.partBytes`). */
+  bitsAt: number;
+  codesAt: number;
+  bits: Uint8Array;
+  codes: Uint8Array;
+  inverseNorms: Float32Array;
+  live: Uint8Array;
+}
+
+/** A codes file written a chunk of rows at a time, as a snapshot's rows are encoded. */
+export interface CodesFileDraft {
+  /** Writes the chunk of rows starting at row `from`; a write that fails only means no file. */
+  write(from: number, chunk: CodesChunk): void;
+  /** Ends the file, when every row was written (`whole`); drops it otherwise. Called once. */
+  finish(whole: boolean): void;
+}
+
+/**
+ * A draft codes file at `path` for `rows` rows of `dims` dimensions whose bits and codes take `bytes` in all;
+ * `finished` is told whether it was written whole. The padding between parts is left as holes, which read as zeros.
+ */
+export function createCodesDraft(
+  path: string,
+  parts: { dims: number; rows: number; bytes: { bits: number; codes: number } },
+  finished: (whole: boolean) => void,
+): CodesFileDraft {
+  const { dims, rows, bytes } = parts;
+  const at = partsAt(rows, bytes.bits, bytes.codes);
+  const inverseNorms = new Float32Array(rows);
+  const live = new Uint8Array(rows);
+  let file: Deno.FsFile | undefined;
+  const writeAt = (offset: number, data: Uint8Array) => {
+    file!.seekSync(offset, Deno.SeekMode.Start);
+    writeWhole(file!, data);
+  };
+  const fail = () => {
+    file?.close();
+    file = undefined;
+    removeQuietly(path);
+  };
+  try {
+    file = Deno.openSync(path, { write: true, createNew: true, mode: 0o600 });
+    writeAt(0, new Uint8Array(new Uint32Array([FORMAT, dims, rows, bytes.bits, bytes.codes]).buffer));
+  } catch {
+    fail();
+  }
+  return {
+    write: (from, chunk) => {
+      if (file === undefined) return;
+      try {
+        writeAt(at.bits + chunk.bitsAt, chunk.bits);
+        writeAt(at.codes + chunk.codesAt, chunk.codes);
+        inverseNorms.set(chunk.inverseNorms, from);
+        live.set(chunk.live, from);
+      } catch {
+        fail();
+      }
+    },
+    finish: (whole) => {
+      if (file === undefined) return finished(false);
+      if (!whole) {
+        fail();
+        return finished(false);
+      }
+      try {
+        writeAt(at.inverseNorms, new Uint8Array(inverseNorms.buffer));
+        writeAt(at.live, live);
+        file.close();
+        file = undefined;
+        finished(true);
+      } catch {
+        fail();
+        finished(false);
+      }
+    },
+  };
 }
 
 /**

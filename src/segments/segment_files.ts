@@ -8,7 +8,8 @@
  *
  * Beside a version's copy lie what a load derives from it and would otherwise derive again at every load: the HNSW
  * graph as the file USearch reads (`.graph`), the graph's int8 codes and sign bits (`.codes`), and the float16 rows laid
- * out to be mapped (`.rows`). They too are named by version and renamed into place when whole.
+ * out to be mapped (`.rows`). They too are named by version and renamed into place when whole. A snapshot written by
+ * this process keeps its rows, codes and graph with its copy (see `segment_copy.ts`), so that no load derives them.
  */
 import { join } from "node:path";
 import { type GraphFiles, removeQuietly, TEMPORARY_GRAPH_FILES } from "./graph_files.ts";
@@ -16,10 +17,10 @@ import { createRowsDraft, readKeptRows, type RowsFiles } from "./rows_files.ts";
 import { readSavedCodes } from "./codes_files.ts";
 import type { FileMapper } from "../util/file_mapping.ts";
 import type { SavedCodes } from "../vector_scan/saved_codes.ts";
+import { beginCopy, keepFile, type SegmentCopy } from "./segment_copy.ts";
 
-/** Bytes a copy is read and written in. */
+/** Bytes a copy is read in. */
 const READ_BYTES = 1 << 20;
-const WRITE_BYTES = 1 << 20;
 /** Temporary files older than this were left by a process that died writing them. */
 const ABANDONED_AFTER_MS = 60 * 60 * 1000;
 const SUFFIX = ".snapshot";
@@ -27,16 +28,7 @@ const GRAPH_SUFFIX = ".graph";
 const CODES_SUFFIX = ".codes";
 const ROWS_SUFFIX = ".rows";
 const TEMPORARY = ".tmp-";
-
-/** A copy being written: its bytes as they come, then renamed into place under its version once whole. */
-export interface SegmentCopy {
-  /** Appends bytes; a write that fails drops the copy, never the caller's work. */
-  write(bytes: Uint8Array): Promise<void>;
-  /** Renames the copy into place as `versionId`, if it holds exactly `bytes` bytes; drops it otherwise. */
-  keep(versionId: string, bytes: number): Promise<void>;
-  /** Drops the copy. */
-  drop(): Promise<void>;
-}
+const PART_SUFFIXES = { snapshot: SUFFIX, rows: ROWS_SUFFIX, codes: CODES_SUFFIX, graph: GRAPH_SUFFIX };
 
 /** Graph files of one snapshot version, whose new one is kept only once the whole snapshot has decoded. */
 export interface KeptGraphFiles extends GraphFiles {
@@ -51,12 +43,6 @@ export interface KeptGraphFiles extends GraphFiles {
 export interface KeptRowsFiles extends RowsFiles {
   /** Keeps the rows file the load wrote whole, in the background, when the snapshot `decoded` whole; drops it otherwise. */
   settle(decoded: boolean): void;
-}
-
-/** Flushes a file's data to the disk before it is renamed into place. */
-async function syncFile(path: string): Promise<void> {
-  using file = await Deno.open(path, { write: true });
-  await file.syncData();
 }
 
 /** The directory of local snapshot copies, one folder per index id. */
@@ -99,59 +85,12 @@ export class SegmentFiles {
   }
 
   /** Starts a copy of a snapshot of `indexId`; undefined when the folder cannot be made. */
-  async begin(indexId: string): Promise<SegmentCopy | undefined> {
-    let temporary = "";
-    let file: Deno.FsFile | undefined;
-    try {
-      temporary = this.#temporaryPath(indexId);
-      file = await Deno.open(temporary, { write: true, createNew: true, mode: 0o600 });
-    } catch {
-      return undefined;
-    }
-    let written = 0;
-    // Bytes gather here and go to the file a MiB at a time: a load hands them on 60 KiB at a time.
-    const buffer = new Uint8Array(WRITE_BYTES);
-    let buffered = 0;
-    const drop = async () => {
-      file?.close();
-      file = undefined;
-      await Deno.remove(temporary).catch(() => {});
-    };
-    const flush = async () => {
-      for (let at = 0; at < buffered;) at += await file!.write(buffer.subarray(at, buffered));
-      written += buffered;
-      buffered = 0;
-    };
-    return {
-      write: async (bytes) => {
-        try {
-          for (let at = 0; at < bytes.byteLength && file !== undefined;) {
-            const taken = Math.min(bytes.byteLength - at, buffer.byteLength - buffered);
-            buffer.set(bytes.subarray(at, at + taken), buffered);
-            buffered += taken;
-            at += taken;
-            if (buffered === buffer.byteLength) await flush();
-          }
-        } catch {
-          await drop();
-        }
-      },
-      keep: async (versionId, bytes) => {
-        if (file === undefined) return;
-        try {
-          await flush();
-          if (written !== bytes) return await drop();
-          await file.syncData();
-          file.close();
-          file = undefined;
-          await Deno.rename(temporary, this.#path(indexId, versionId));
-          await this.prune(indexId, versionId);
-        } catch {
-          await drop();
-        }
-      },
-      drop,
-    };
+  begin(indexId: string): Promise<SegmentCopy | undefined> {
+    return beginCopy({
+      temporary: () => this.#temporaryPath(indexId),
+      final: (versionId, part) => this.#path(indexId, versionId, PART_SUFFIXES[part]),
+      kept: (versionId) => this.prune(indexId, versionId),
+    });
   }
 
   /**
@@ -214,7 +153,7 @@ export class SegmentFiles {
       },
       settle: (decoded) => {
         if (whole === undefined) return;
-        if (decoded) this.#keep(whole, path).catch(() => {});
+        if (decoded) keepFile(whole, path).catch(() => {});
         else removeQuietly(whole);
       },
     };
@@ -241,7 +180,7 @@ export class SegmentFiles {
       if (draft !== undefined) await Deno.remove(draft).catch(() => {});
       return;
     }
-    await this.#keep(draft, this.#path(indexId, versionId, CODES_SUFFIX));
+    await keepFile(draft, this.#path(indexId, versionId, CODES_SUFFIX));
   }
 
   /** Removes the copy of one version and what loads derived from it, e.g. a copy that did not read. */
@@ -283,16 +222,6 @@ export class SegmentFiles {
       // The directory went away: no copies.
     }
     for (const indexId of ids) await this.prune(indexId, await current(indexId));
-  }
-
-  /** Renames a written temporary file into place once its bytes are on the disk; removes it if that fails. */
-  async #keep(draft: string, path: string): Promise<void> {
-    try {
-      await syncFile(draft);
-      await Deno.rename(draft, path);
-    } catch {
-      await Deno.remove(draft).catch(() => {});
-    }
   }
 
   #path(indexId: string, versionId: string, suffix = SUFFIX): string {

@@ -112,14 +112,20 @@ export class VectorCodes {
     const rows = this.#rows;
     const bytes = new Uint8Array(this.#memory.buffer);
     const { bits, codes } = this.#layout;
+    const sizes = this.partBytes(rows);
     return {
       dims: this.#dims,
       rows,
       inverseNorms: this.#inverseNorms.subarray(0, rows),
       live: this.#live.subarray(0, rows),
-      bits: bytes.subarray(bits, bits + Math.ceil(rows / BLOCK_ROWS) * this.#blockBytes),
-      codes: bytes.subarray(codes, codes + rows * this.#stride),
+      bits: bytes.subarray(bits, bits + sizes.bits),
+      codes: bytes.subarray(codes, codes + sizes.codes),
     };
+  }
+
+  /** The bytes of the sign bits and of the codes of the first `rows` rows, as {@link parts} gives them. */
+  partBytes(rows: number): { bits: number; codes: number } {
+    return { bits: Math.ceil(rows / BLOCK_ROWS) * this.#blockBytes, codes: rows * this.#stride };
   }
 
   /**

@@ -1,53 +1,21 @@
 /**
- * End-to-end: what a load derives from a snapshot, kept beside this host's copy of it (`SEGMENT_DIR`): the HNSW graph as
- * the file USearch reads, the graph's int8 codes, and the float16 rows laid out to be mapped. The next load of that
- * version reads (or maps) them instead of deriving them again and answers the same; damaged ones are derived again and
- * replaced.
+ * End-to-end: the files kept beside this host's copy of a snapshot (`SEGMENT_DIR`), by the process that wrote the
+ * snapshot or by the first load that derived them: the HNSW graph as the file USearch reads, the graph's int8 codes, and
+ * the float16 rows laid out to be mapped. The next load of that version reads (or maps) them instead of deriving them
+ * again and answers the same; damaged ones are derived again and replaced.
  */
 import assert from "node:assert/strict";
-import { dirname } from "node:path";
-import { Embedder } from "../../src/embedding/embedder.ts";
-import { EXACT_SEARCH_MAX_VECTORS } from "../../src/search/vector_candidates.ts";
-import type { SearchIndex } from "../../src/search/search_index.ts";
-import { indexKey, snapshotPointerKey } from "../../src/storage/kv_keys.ts";
-import type { IndexRecord } from "../../src/storage/index_records.ts";
-import type { SnapshotPointer } from "../../src/storage/snapshot_store.ts";
-import { mappedFiles, startTestServer, testModels, type TestServer } from "../_helpers.ts";
-import { normals } from "../_vectors.ts";
+import { bigAnswers, bigCopy, bigIndex, bigVectors, startWithBigIndex } from "../_big_index.ts";
+import { mappedFiles, type TestServer } from "../_helpers.ts";
 
-const DIMS = 8;
-const normal = normals(53);
-
-function vector(): number[] {
-  return Array.from({ length: DIMS }, normal);
-}
-
+const vector = bigVectors(53);
 const QUERIES = Array.from({ length: 4 }, vector);
-
-/** The hits of a vector search for each of {@link QUERIES}, and of a hybrid one. */
-async function answers(server: TestServer): Promise<unknown[]> {
-  const searches = [
-    ...QUERIES.map((query) => ({ mode: "vector", vector: query, limit: 20 })),
-    { mode: "hybrid", query: "doc 17", vector: QUERIES[0], limit: 20 },
-  ];
-  return await Promise.all(searches.map(async (search) => {
-    const { hits } = await server.ok<{ hits: unknown[] }>({ action: "search", indexName: "big", ...search });
-    return hits;
-  }));
-}
+const answers = (server: TestServer) => bigAnswers(server, QUERIES);
 
 /** The paths of the index's graph, codes and rows beside the copy of its current snapshot. */
 async function derivedPaths(server: TestServer): Promise<{ graph: string; codes: string; rows: string }> {
-  const record = (await server.kv.get<IndexRecord>(indexKey("default", "big"))).value!;
-  const pointer = (await server.kv.get<SnapshotPointer>(snapshotPointerKey(record.id))).value!;
-  const base = `${dirname(server.kvPath)}/segments/${record.id}/${pointer.versionId}`;
+  const { base } = await bigCopy(server);
   return { graph: `${base}.graph`, codes: `${base}.codes`, rows: `${base}.rows` };
-}
-
-/** The index as the server holds it. */
-async function loadedIndex(server: TestServer): Promise<SearchIndex> {
-  const record = (await server.kv.get<IndexRecord>(indexKey("default", "big"))).value!;
-  return await server.service.context.indexStates.get(record);
 }
 
 /** Waits until a file is there: the codes are written after the load that derived them has answered. */
@@ -62,22 +30,9 @@ async function fileAt(path: string): Promise<Deno.FileInfo> {
   }
 }
 
-Deno.test("a load keeps its graph, codes and rows beside the copy; the next reads them, and damaged ones are replaced", async () => {
-  const registry = { ...await testModels(), "ext-8": { dimensions: DIMS, version: "ext-v1" } };
-  const embedder = () => new Embedder(registry, { cacheDir: `${Deno.makeTempDirSync()}/models`, allowRemote: false });
-  let server = await startTestServer({ embedder });
+Deno.test("a copy keeps its graph, codes and rows beside it; the next load reads them, and damaged ones are replaced", async () => {
+  let server = await startWithBigIndex(vector);
   try {
-    await server.ok({ action: "createIndex", indexName: "big", modelId: "ext-8", docs: [] });
-    // Past the size from which an index has a graph, with texts long enough that the log calls for a snapshot.
-    const padding = ` ${"x".repeat(1_100)}`;
-    for (let from = 0; from < EXACT_SEARCH_MAX_VECTORS + 2_000; from += 1_000) {
-      const docs = Array.from({ length: 1_000 }, (_, i) => ({
-        id: `d${from + i}`,
-        text: `doc ${from + i}${padding}`,
-        vector: vector(),
-      }));
-      await server.ok({ action: "addDocs", indexName: "big", docs });
-    }
     await server.service.context.background.idle();
     server = await server.restart();
     const before = await answers(server);
@@ -89,7 +44,7 @@ Deno.test("a load keeps its graph, codes and rows beside the copy; the next read
 
     server = await server.restart();
     assert.deepEqual(await answers(server), before);
-    const loaded = await loadedIndex(server);
+    const loaded = await bigIndex(server);
     await server.service.context.background.idle();
     const state = `plan ${JSON.stringify(loaded.vectorPlan)}, ${loaded.pendingGraphInserts} waiting`;
     assert.ok(loaded.graphMapped, `the graph is mapped, not loaded (${state})`);
@@ -124,9 +79,9 @@ Deno.test("a load keeps its graph, codes and rows beside the copy; the next read
     assert.equal((await server.ok<{ hits: { id: string }[] }>(search)).hits[0]?.id, "new");
     // A load that replays a few added vectors from the log keeps the graph mapped: they wait, scanned, as between writes.
     server = await server.restart();
-    await loadedIndex(server);
+    await bigIndex(server);
     await server.service.context.background.idle();
-    assert.ok((await loadedIndex(server)).graphMapped, "still mapped with a vector waiting");
+    assert.ok((await bigIndex(server)).graphMapped, "still mapped with a vector waiting");
     assert.equal((await server.ok<{ hits: { id: string }[] }>(search)).hits[0]?.id, "new");
     await server.ok({ action: "deleteDocs", indexName: "big", docIds: ["d17"] });
     const hybrid = {
@@ -138,7 +93,7 @@ Deno.test("a load keeps its graph, codes and rows beside the copy; the next read
       limit: 20,
     };
     assert.ok(!(await server.ok<{ hits: { id: string }[] }>(hybrid)).hits.some((hit) => hit.id === "d17"));
-    assert.ok(!(await loadedIndex(server)).graphMapped, "a removal loads the graph into memory");
+    assert.ok(!(await bigIndex(server)).graphMapped, "a removal loads the graph into memory");
     assert.ok(equalBytes(await Deno.readFile(paths.graph), graph.bytes), "the graph file is never written");
     assert.ok(equalBytes(await Deno.readFile(paths.codes), codes.bytes), "the codes file is never written");
   } finally {
