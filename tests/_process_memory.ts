@@ -7,6 +7,12 @@ export async function rssMiB(pid: number): Promise<number> {
   return Number(status.match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 }
 
+/** The anonymous part of process `pid`'s resident memory (`RssAnon`: not file pages), in MiB, from `/proc`. */
+export async function anonymousMiB(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  return Number(status.match(/RssAnon:\s+(\d+)/)![1]) / 1024;
+}
+
 /** A quire server's resident memory in MiB, as its `/metrics` reports it (no `/proc` access needed). */
 export async function serverRssMiB(server: { url: string }): Promise<number> {
   return metricIn(await metricsText(server), "quire_process_resident_memory_bytes") / 1024 / 1024;

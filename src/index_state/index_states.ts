@@ -22,6 +22,8 @@ import { type LoadedIndex, loadSearchIndex } from "./load_search_index.ts";
 import type { SegmentFiles } from "../segments/segment_files.ts";
 import { type CachedIndex, MemoryBudget, residentBytes } from "./memory_budget.ts";
 import { SnapshotWriter } from "./snapshot_writer.ts";
+import { MappedSwaps } from "./mapped_swap.ts";
+import { FileMapper } from "../util/file_mapping.ts";
 import { tuneInTurns, tuneWhenDue } from "./tune_in_turns.ts";
 
 /** A committed document write: the record before and after, the changes, and their size in the change log. */
@@ -60,6 +62,7 @@ export class IndexStates {
   readonly #budget: MemoryBudget;
   readonly #graphInserts: GraphInserts;
   readonly #snapshots: SnapshotWriter;
+  readonly #swaps: MappedSwaps;
   /**
    * States the budget let go. Background work on a state (graph inserts, tuning) stops once it is here, even when a
    * later search has loaded the same index again as a new state: otherwise it would keep the old one alive.
@@ -87,6 +90,7 @@ export class IndexStates {
       inMemory: (indexId: string) =>
         this.#budget.peek(indexId)?.ready.catch(() => undefined) ?? Promise.resolve(undefined),
       forSnapshot: (record: IndexRecord) => this.#forSnapshot(record),
+      copyKept: (record: IndexRecord, versionId: string) => this.#swapSoon(record, versionId),
     };
     this.#snapshots = new SnapshotWriter(kv, { background, states, graphInserts: this.#graphInserts }, {
       metrics: options.metrics,
@@ -94,6 +98,23 @@ export class IndexStates {
       leaseMs: options.snapshotLeaseMs,
       allocator: options.allocator,
       segments: options.segments,
+    });
+    this.#swaps = new MappedSwaps(kv, {
+      peek: (indexId) => this.#budget.peek(indexId),
+      loadCopy: async (record, pointer) => {
+        if (!this.#budget.hasRoomFor(pointer.bytes)) return undefined;
+        const { graphs, segments } = this.#options;
+        const loaded = await loadSearchIndex(this.#kv, record, { graphs, pointer, segments });
+        return loaded.local ? loaded.index : undefined;
+      },
+      replace: (record, index) => {
+        this.#options.metrics.countLoad("local");
+        const entry = this.#budget.store(record.id, index.revision, Promise.resolve(index));
+        this.#measure(record, entry, index);
+        if (index.pendingGraphInserts > 0) this.#insertIntoGraph(record.id, index, { all: !index.graphMapped });
+      },
+      snapshotWriting: (indexId) => this.#snapshots.writing(indexId),
+      closing: () => this.#closing,
     });
   }
 
@@ -161,6 +182,7 @@ export class IndexStates {
     const { before, after, changes, logBytes } = write;
     const cached = this.#budget.peek(after.id);
     this.#snapshots.noteWrite(after, logBytes);
+    this.#swaps.noteWrite(after.id);
     if (cached === undefined || cached.revision !== before.revision) return Promise.resolve();
     const entry = this.#budget.store(
       after.id,
@@ -189,6 +211,22 @@ export class IndexStates {
   drop(indexId: string): void {
     this.#budget.delete(indexId);
     this.#snapshots.drop(indexId);
+    this.#swaps.drop(indexId);
+  }
+
+  /**
+   * Swaps the state in memory of a large index, which writes built, for a load of the snapshot just written, whose copy
+   * this process kept, once the index goes quiet (see `mapped_swap.ts`): where files can be mapped, that load maps them.
+   */
+  #swapSoon(record: IndexRecord, versionId: string): void {
+    const cached = this.#budget.peek(record.id);
+    if (cached === undefined || FileMapper.get() === undefined) return;
+    this.#background.run(`swap ${record.id} for its snapshot`, async () => {
+      const index = await cached.ready.catch(() => undefined);
+      if (index !== undefined && index.passageCount > EXACT_SEARCH_MAX_VECTORS) {
+        await this.#swaps.swapWhenQuiet(record, versionId);
+      }
+    });
   }
 
   /** Reads an index's search state from the store, without keeping it. */

@@ -52,6 +52,11 @@ export class SnapshotPolicy {
     this.#logs.delete(indexId);
   }
 
+  /** Whether a snapshot of the index is being written. */
+  writing(indexId: string): boolean {
+    return this.#logs.get(indexId)?.state !== undefined;
+  }
+
   #log(indexId: string): LogState {
     let log = this.#logs.get(indexId);
     if (log === undefined) this.#logs.set(indexId, log = { logBytes: 0 });

@@ -41,6 +41,8 @@ export interface SnapshotStates {
   inMemory(indexId: string): Promise<SearchIndex | undefined>;
   /** The state of `record` to encode: the one in memory if searches keep it, otherwise one read for this snapshot. */
   forSnapshot(record: IndexRecord): Promise<SearchIndex>;
+  /** Hears that a snapshot of the index, version `versionId`, was written and its copy kept on this host. */
+  copyKept(record: IndexRecord, versionId: string): void;
 }
 
 /** Options of {@link SnapshotWriter}. */
@@ -104,10 +106,11 @@ export class SnapshotWriter {
     }
     log.state = "running";
     this.#background.run(`snapshot ${record.id}`, async () => {
+      let kept: KeptVersion | undefined;
       try {
         do {
           log.state = "running";
-          await this.#snapshot(record, log);
+          kept = await this.#snapshot(record, log) ?? kept;
         } while (rerunRequested(log));
       } catch (error) {
         // Another process holds the store's lock: the log stays due, and the next write here tries again.
@@ -115,10 +118,18 @@ export class SnapshotWriter {
       } finally {
         log.state = undefined;
       }
+      // Told once the writing has stopped, of the last version written.
+      if (kept !== undefined) this.#states.copyKept(kept.record, kept.versionId);
     });
   }
 
-  async #snapshot(address: IndexRecord, log: LogState): Promise<void> {
+  /** Whether a snapshot of the index is being written. */
+  writing(indexId: string): boolean {
+    return this.#policy.writing(indexId);
+  }
+
+  /** Writes a snapshot of the index if one is still due; the version written, when its copy was kept here. */
+  async #snapshot(address: IndexRecord, log: LogState): Promise<KeptVersion | undefined> {
     if (log.snapshotBytes === undefined) {
       log.snapshotBytes = (await readSnapshotPointer(this.#kv, address.id))?.bytes ?? 0;
       if (!snapshotDue(log)) return;
@@ -156,6 +167,7 @@ export class SnapshotWriter {
     // bytes are never held whole: the snapshot shows the state now.
     const slices = new TimeSlices(SNAPSHOT_SLICE_MS, SNAPSHOT_SHARE);
     let written: SnapshotPointer | null = null;
+    let kept = false;
     const copy = await this.#options.segments?.begin(address.id);
     try {
       // Where files can be mapped, the copy takes the rows, codes and graph too, so that a load of it maps them at once.
@@ -166,7 +178,7 @@ export class SnapshotWriter {
           pieces: copy === undefined ? pieces : copying(pieces, copy),
         }, { lease, pace: () => slices.next(), replaces: log.unreadableVersion, logBytes: covered })
       );
-      if (written !== null) await copy?.keep(written.versionId, written.bytes);
+      if (written !== null) kept = await copy?.keep(written.versionId, written.bytes) ?? false;
     } finally {
       if (written === null) log.logBytes += covered;
       await copy?.drop();
@@ -179,7 +191,14 @@ export class SnapshotWriter {
     if (truncatable > 0) await truncateLog(this.#kv, address.id, truncatable);
     // Encoding and storing a snapshot, and reading the log it covers, passed many buffers through the C allocator.
     await this.#options.allocator?.trim();
+    return kept ? { record: entry.value, versionId: written.versionId } : undefined;
   }
+}
+
+/** A snapshot version written, whose copy was kept on this host. */
+interface KeptVersion {
+  record: IndexRecord;
+  versionId: string;
 }
 
 /** Whether a write asked for another snapshot while one ran; a function, so that TypeScript rereads the state. */

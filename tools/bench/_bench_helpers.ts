@@ -26,8 +26,8 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-/** A process's resident memory in MiB. */
-export { rssMiB } from "../../tests/_process_memory.ts";
+/** A process's resident memory in MiB: all of it, its anonymous part, and its peak while something runs. */
+export { anonymousMiB, peakRssDuring, rssMiB } from "../../tests/_process_memory.ts";
 
 /** Cores kept busy while `work` ran: by every process on the machine, and by this one (the benchmark's clients). */
 export interface CoresBusy {

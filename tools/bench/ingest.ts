@@ -6,12 +6,12 @@
  * built and sent only once the last has answered. Meanwhile one client searches every 250 ms, and every eighth search
  * is checked against the exhaustive one (a filter that passes everything scores every document): every tenth of the
  * load prints its documents a second, the searches' p50 and slowest, and their recall@10; then the whole load's rate and
- * the RSS. The loader's own work (its vectors, made in a tight loop, and its requests' JSON) is part of the rates, as
+ * the RSS, and the RSS once the process has settled for `--settle` seconds (30; 0 skips it), with its peak meanwhile. The loader's own work (its vectors, made in a tight loop, and its requests' JSON) is part of the rates, as
  * it is of a user's.
  */
 import { parseArgs } from "node:util";
 import type { ServerProcess } from "../../tests/_server_process.ts";
-import { line, ok, rssMiB } from "./_bench_helpers.ts";
+import { anonymousMiB, line, ok, peakRssDuring, rssMiB } from "./_bench_helpers.ts";
 import { dictionaryWords, quantile } from "./_corpus.ts";
 import { normals } from "../../tests/_vectors.ts";
 import { type Corpus, dictionaryText, DIMS, startClientVectorServer, vectorOf } from "./_client_vectors.ts";
@@ -24,12 +24,15 @@ const args = parseArgs({
     vectors: { type: "string", default: "both" },
     corpus: { type: "string", default: "near-random" },
     before: { type: "string" },
+    settle: { type: "string", default: "30" },
   },
 });
 const DOCS = Number(args.values.docs);
 const BATCH = Number(args.values.batch);
 const CORPUS = args.values.corpus as Corpus;
 const SEARCH_EVERY_MS = 250;
+/** How long after the load its process is left to settle (its last snapshot, and the swap for a mapped load). */
+const SETTLE_MS = Number(args.values.settle) * 1000;
 const RECALL_EVERY = 8;
 const here = new URL("../..", import.meta.url).pathname;
 const words = await dictionaryWords();
@@ -135,6 +138,15 @@ for (const encoding of encodings) {
       `${DOCS} documents in ${seconds.toFixed(1)} s: ${(DOCS / seconds).toFixed(0)} docs/s; RSS ${
         (await rssMiB(server.pid)).toFixed(0)
       } MiB`,
+    );
+    if (SETTLE_MS === 0) continue;
+    const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const [peak] = await peakRssDuring(() => rssMiB(server.pid), settle, 250);
+    line(
+      `${name}, ${encoding}`,
+      `${SETTLE_MS / 1000} s later: RSS ${(await rssMiB(server.pid)).toFixed(0)} MiB, anonymous ${
+        (await anonymousMiB(server.pid)).toFixed(0)
+      }; peak meanwhile ${peak.toFixed(0)}`,
     );
   }
 }
