@@ -8,7 +8,7 @@
 import type { AnnGraphs } from "./ann_graphs.ts";
 import type { DocSlots } from "./doc_slots.ts";
 import type { GraphQueue } from "./graph_queue.ts";
-import { RECENT_QUERIES, UNTUNED_PLAN, type VectorPlan } from "./vector_plan.ts";
+import { RECENT_QUERIES, scanDepth, UNTUNED_PLAN, type VectorPlan } from "./vector_plan.ts";
 import type { SlotScores, VectorStore } from "./vector_store.ts";
 
 /**
@@ -160,7 +160,7 @@ export class VectorCandidates {
     const waiting = this.#graph.size;
     const scan = this.plan.scan || waiting >= this.#docs.passageCount * FULL_SCAN_WAITING_SHARE;
     const found = scan
-      ? ann.scan(query, count, this.plan.scan ? this.plan.depth : undefined)
+      ? ann.scan(query, count, this.plan.scan ? scanDepth(this.plan, this.#docs.passageCount) : undefined)
       : ann.search(query, count, this.plan.breadth);
     // Only passages that a document still owns are candidates.
     const owners = this.#docs.owners;

@@ -70,6 +70,17 @@ export function grownSinceTuning(plan: VectorPlan, passages: number): boolean {
   return plan.tunedAt > 0 && passages >= plan.tunedAt * RETUNE_GROWTH;
 }
 
+/**
+ * The prefilter depth of a scan plan for an index of `passages` passages: the tuned depth, grown in proportion to the
+ * index since its tuning, so that the share of the codes it ranks, and with it the recall, holds until a retuning. That
+ * retuning waits for a whole graph (see `tuningWaitsForGraph`), which a bulk load leaves no idle time to fill: a depth
+ * tuned at 100,000 vectors, kept as it was, gave recall@10 0.92-0.95 by a million.
+ */
+export function scanDepth(plan: VectorPlan, passages: number): number | undefined {
+  if (plan.depth === undefined || passages <= plan.tunedAt) return plan.depth;
+  return Math.ceil(plan.depth * passages / plan.tunedAt);
+}
+
 /** What tuning reads of an index. */
 export interface TuningProbe {
   /** How many passages the index holds. */

@@ -114,6 +114,20 @@ for (const plan of [{ scan: true, breadth: 0 }, { scan: false, breadth: 256 }]) 
   });
 }
 
+Deno.test("a scan plan's depth grows with the index until it is tuned again, so that its recall holds", () => {
+  const plan: VectorPlan = { scan: true, breadth: 0, depth: 1024, recall: 1, tunedAt: 12_000, queries: "recent" };
+  const index = new SearchIndex({ revision: 0, graphs, ann: graphs.create(48), plan });
+  index.apply(docs(unitVectors(12_000, 48, "random", 11)));
+  index.flushGraph();
+  const queries = unitVectors(60, 48, "random", 12);
+  const tuned = recall(index, queries);
+  // A bulk load: four times the vectors, none in the graph, and no retuning (it waits for a whole graph).
+  index.apply(docs(unitVectors(36_000, 48, "random", 13), 12_000), { deferGraph: true });
+  assert.equal(index.vectorPlan.depth, 1024, "not tuned again");
+  const grown = recall(index, queries);
+  assert.ok(grown >= 0.95 && grown >= tuned - 0.03, `recall ${tuned} when tuned, ${grown} at four times the size`);
+});
+
 Deno.test("a snapshot keeps the tuned plan", async () => {
   const index = new SearchIndex({ revision: 0, graphs });
   index.apply(docs(unitVectors(12_000, 48, "clustered", 11)));
