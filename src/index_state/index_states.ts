@@ -72,6 +72,8 @@ export class IndexStates {
   #releaseDue = false;
   /** Whether the process is closing (see {@link close}). */
   #closing = false;
+  /** Tracks the writing of what a load derived, so that a closing process waits for it (see `LoadOptions.track`). */
+  readonly #track = (writing: Promise<void>): void => void this.#background.watch(writing);
 
   constructor(kv: Deno.Kv, background: BackgroundTasks, options: IndexStatesOptions) {
     this.#kv = kv;
@@ -104,7 +106,8 @@ export class IndexStates {
       loadCopy: async (record, pointer) => {
         if (!this.#budget.hasRoomFor(pointer.bytes)) return undefined;
         const { graphs, segments } = this.#options;
-        const loaded = await loadSearchIndex(this.#kv, record, { graphs, pointer, segments });
+        const track = this.#track;
+        const loaded = await loadSearchIndex(this.#kv, record, { graphs, pointer, segments, track });
         return loaded.local ? loaded.index : undefined;
       },
       replace: (record, index) => {
@@ -242,7 +245,8 @@ export class IndexStates {
     // What the states evicted for it held is handed back before the load allocates: both at once would pass the budget.
     if (this.#budget.evictFor(pointer?.bytes ?? 0, record.id)) await this.#releaseMemory();
     const { graphs, segments } = this.#options;
-    const loaded = await loadSearchIndex(this.#kv, record, { graphs, pointer, segments });
+    const track = this.#track;
+    const loaded = await loadSearchIndex(this.#kv, record, { graphs, pointer, segments, track });
     this.#options.metrics.countLoad(loaded.snapshotBytes === 0 ? "full" : loaded.local ? "local" : "snapshot");
     // The chunks read, near the state's size in all, became garbage as they were decoded: what is left of them (and of
     // the C allocator's pages that they held) is handed back once the search that waits has answered.

@@ -37,6 +37,11 @@ export interface LoadOptions {
   pointer?: SnapshotPointer | null;
   /** This host's copies of snapshots: read instead of the store when there, and kept when read from it. */
   segments?: SegmentFiles | undefined;
+  /**
+   * Hears of the writes of what a load derived (rows and codes), which go on after it: a process that closes waits for
+   * them, so that its next start maps what this one derived.
+   */
+  track?: ((writing: Promise<void>) => void) | undefined;
 }
 
 /** Loads the search state of `record`'s index at its revision or later. */
@@ -94,7 +99,7 @@ async function decodeVersion(
   record: IndexRecord,
   pointer: SnapshotPointer,
   chunks: AsyncIterable<Uint8Array>,
-  { segments, graphs }: LoadOptions,
+  { segments, graphs, track }: LoadOptions,
 ): Promise<{ index: SearchIndex | null; local: boolean }> {
   const language = record.language ?? DEFAULT_LANGUAGE;
   const { versionId } = pointer;
@@ -118,11 +123,12 @@ async function decodeVersion(
       await decodeFromStore(record.id, pointer, chunks, segments, options);
   } finally {
     graphFiles?.settle((decoded?.index ?? null) !== null);
-    rowsFiles?.settle((decoded?.index ?? null) !== null);
+    const keepingRows = rowsFiles?.settle((decoded?.index ?? null) !== null);
+    if (keepingRows !== undefined) track?.(keepingRows);
   }
   // What the load derived from the snapshot is kept for the next load of this version, before any write changes it.
   const derived = derivedFiles === undefined ? undefined : decoded.index?.derivedCodes();
-  if (derived !== undefined) derivedFiles!.keepCodes(record.id, versionId, codesFileBytes(derived)).catch(() => {});
+  if (derived !== undefined) track?.(derivedFiles!.keepCodes(record.id, versionId, codesFileBytes(derived)));
   return decoded;
 }
 

@@ -41,8 +41,11 @@ export interface KeptGraphFiles extends GraphFiles {
 
 /** Rows files of one snapshot version, whose new one is kept only once the whole snapshot has decoded. */
 export interface KeptRowsFiles extends RowsFiles {
-  /** Keeps the rows file the load wrote whole, in the background, when the snapshot `decoded` whole; drops it otherwise. */
-  settle(decoded: boolean): void;
+  /**
+   * Keeps the rows file the load wrote whole, when the snapshot `decoded` whole; drops it otherwise. Resolves once it is
+   * in place (or dropped): the caller need not wait, but a closing process should.
+   */
+  settle(decoded: boolean): Promise<void>;
 }
 
 /** The directory of local snapshot copies, one folder per index id. */
@@ -151,9 +154,9 @@ export class SegmentFiles {
         const draft = this.#temporaryPath(indexId);
         return createRowsDraft(draft, rows, stride, (written) => whole = written ? draft : undefined);
       },
-      settle: (decoded) => {
+      settle: async (decoded) => {
         if (whole === undefined) return;
-        if (decoded) keepFile(whole, path).catch(() => {});
+        if (decoded) await keepFile(whole, path);
         else removeQuietly(whole);
       },
     };

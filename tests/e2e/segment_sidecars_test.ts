@@ -104,3 +104,20 @@ Deno.test("a copy keeps its graph, codes and rows beside it; the next load reads
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.byteLength === b.byteLength && a.every((byte, i) => byte === b[i]);
 }
+
+Deno.test("what a load derives is kept even when the process closes right after its first answer", async () => {
+  let server = await startWithBigIndex(vector);
+  try {
+    await server.service.context.background.idle();
+    const paths = await derivedPaths(server);
+    await server.close();
+    // A copy without the rows and codes beside it, as an older release or another host leaves one.
+    for (const path of [paths.rows, paths.codes]) await Deno.remove(path);
+    server = await server.restart();
+    await server.ok({ action: "search", indexName: "big", mode: "vector", vector: QUERIES[0], limit: 5 });
+    await server.close();
+    for (const path of [paths.rows, paths.codes]) assert.ok((await Deno.stat(path)).size > 0, `${path} was kept`);
+  } finally {
+    await server.close();
+  }
+});
