@@ -5,20 +5,15 @@
  * from the rows exactly as a load would write them.
  */
 import type { ByteWriter } from "../util/byte_codec.ts";
-import type { CodesFileDraft } from "../segments/codes_files.ts";
-import type { RowsFileDraft } from "../segments/rows_files.ts";
+import type { SegmentCopy } from "../segments/segment_copy.ts";
 import { VectorCodes } from "../vector_scan/vector_codes.ts";
 import type { SnapshotView } from "./snapshot_view.ts";
 
-/** Files that an encoding writes beside the snapshot, for a load of it to map rather than derive (see `SegmentCopy`). */
-export interface SnapshotSidecars {
-  /** A file for the snapshot's float16 rows. */
-  rows(rows: number, stride: number): RowsFileDraft;
-  /** A file for the codes of the snapshot's rows. */
-  codes(parts: { dims: number; rows: number; bytes: { bits: number; codes: number } }): CodesFileDraft;
-  /** Takes a copy of the file that holds the snapshot's graph, once the whole snapshot is encoded. */
-  graph(path: string): Promise<void>;
-}
+/**
+ * Files that an encoding writes beside the snapshot, for a load of it to map rather than derive: the rows, the codes,
+ * and, once the whole snapshot is encoded, a copy of its graph's file (see `SegmentCopy`).
+ */
+export type SnapshotSidecars = Pick<SegmentCopy, "rows" | "codes" | "graph">;
 
 /** How a snapshot's rows are written. */
 export interface RowsWriting {

@@ -9,7 +9,7 @@
 import type { CodesParts, SavedCodes } from "../vector_scan/saved_codes.ts";
 import { type FileMapper, MAPPING_ALIGN, paddedToPages } from "../util/file_mapping.ts";
 import { readWhole, writeWhole } from "../util/whole_file_io.ts";
-import { removeQuietly } from "./graph_files.ts";
+import { FileDraft } from "./file_draft.ts";
 
 /** Format 1 packed the parts one after another; it is refused, and the codes are derived again. */
 const FORMAT = 2;
@@ -53,6 +53,13 @@ export interface CodesChunk {
   live: Uint8Array;
 }
 
+/** What a codes file holds: `rows` rows of `dims` dimensions, whose bits and codes take `bytes` in all. */
+export interface CodesFileShape {
+  dims: number;
+  rows: number;
+  bytes: { bits: number; codes: number };
+}
+
 /** A codes file written a chunk of rows at a time, as a snapshot's rows are encoded. */
 export interface CodesFileDraft {
   /** Writes the chunk of rows starting at row `from`; a write that fails only means no file. */
@@ -62,63 +69,39 @@ export interface CodesFileDraft {
 }
 
 /**
- * A draft codes file at `path` for `rows` rows of `dims` dimensions whose bits and codes take `bytes` in all;
- * `finished` is told whether it was written whole. The padding between parts is left as holes, which read as zeros.
+ * A draft codes file at `path` of the given shape; `finished` is told whether it was written whole. The padding between
+ * parts is left as holes, which read as zeros.
  */
 export function createCodesDraft(
   path: string,
-  parts: { dims: number; rows: number; bytes: { bits: number; codes: number } },
+  shape: CodesFileShape,
   finished: (whole: boolean) => void,
 ): CodesFileDraft {
-  const { dims, rows, bytes } = parts;
+  const { dims, rows, bytes } = shape;
   const at = partsAt(rows, bytes.bits, bytes.codes);
   const inverseNorms = new Float32Array(rows);
   const live = new Uint8Array(rows);
-  let file: Deno.FsFile | undefined;
-  const writeAt = (offset: number, data: Uint8Array) => {
-    file!.seekSync(offset, Deno.SeekMode.Start);
-    writeWhole(file!, data);
+  const draft = new FileDraft(path, finished);
+  const writeAt = (file: Deno.FsFile, offset: number, data: Uint8Array) => {
+    file.seekSync(offset, Deno.SeekMode.Start);
+    writeWhole(file, data);
   };
-  const fail = () => {
-    file?.close();
-    file = undefined;
-    removeQuietly(path);
-  };
-  try {
-    file = Deno.openSync(path, { write: true, createNew: true, mode: 0o600 });
-    writeAt(0, new Uint8Array(new Uint32Array([FORMAT, dims, rows, bytes.bits, bytes.codes]).buffer));
-  } catch {
-    fail();
-  }
+  draft.write((file) =>
+    writeAt(file, 0, new Uint8Array(new Uint32Array([FORMAT, dims, rows, bytes.bits, bytes.codes]).buffer))
+  );
   return {
-    write: (from, chunk) => {
-      if (file === undefined) return;
-      try {
-        writeAt(at.bits + chunk.bitsAt, chunk.bits);
-        writeAt(at.codes + chunk.codesAt, chunk.codes);
+    write: (from, chunk) =>
+      draft.write((file) => {
+        writeAt(file, at.bits + chunk.bitsAt, chunk.bits);
+        writeAt(file, at.codes + chunk.codesAt, chunk.codes);
         inverseNorms.set(chunk.inverseNorms, from);
         live.set(chunk.live, from);
-      } catch {
-        fail();
-      }
-    },
-    finish: (whole) => {
-      if (file === undefined) return finished(false);
-      if (!whole) {
-        fail();
-        return finished(false);
-      }
-      try {
-        writeAt(at.inverseNorms, new Uint8Array(inverseNorms.buffer));
-        writeAt(at.live, live);
-        file.close();
-        file = undefined;
-        finished(true);
-      } catch {
-        fail();
-        finished(false);
-      }
-    },
+      }),
+    finish: (whole) =>
+      draft.finish(whole, (file) => {
+        writeAt(file, at.inverseNorms, new Uint8Array(inverseNorms.buffer));
+        writeAt(file, at.live, live);
+      }),
   };
 }
 

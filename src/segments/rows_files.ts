@@ -7,7 +7,7 @@
  * Header (little-endian u32s): the format, the rows, the bytes per row.
  */
 import { MAPPING_ALIGN, paddedToPages } from "../util/file_mapping.ts";
-import { removeQuietly } from "./graph_files.ts";
+import { FileDraft } from "./file_draft.ts";
 import { readWhole, writeWhole } from "../util/whole_file_io.ts";
 
 const FORMAT = 1;
@@ -66,47 +66,25 @@ export function createRowsDraft(
   stride: number,
   finished: (whole: boolean) => void,
 ): RowsFileDraft {
-  let file: Deno.FsFile | undefined;
+  const draft = new FileDraft(path, finished);
   let written = 0;
-  const fail = () => {
-    file?.close();
-    file = undefined;
-    removeQuietly(path);
-  };
-  const append = (bytes: Uint8Array) => writeWhole(file!, bytes);
-  try {
-    file = Deno.openSync(path, { write: true, createNew: true, mode: 0o600 });
+  draft.write((file) => {
     const header = new Uint8Array(ROWS_AT);
     new Uint32Array(header.buffer, 0, HEADER_BYTES / 4).set([FORMAT, rows, stride]);
-    append(header);
-  } catch {
-    fail();
-  }
+    writeWhole(file, header);
+  });
   return {
-    write: (bytes) => {
-      if (file === undefined) return;
-      try {
-        append(bytes);
+    write: (bytes) =>
+      draft.write((file) => {
+        writeWhole(file, bytes);
         written += bytes.byteLength;
-      } catch {
-        fail();
-      }
-    },
+      }),
     finish: (lengths) => {
-      if (file === undefined || lengths === undefined || written !== rows * stride || lengths.length < rows) {
-        fail();
-        return finished(false);
-      }
-      try {
-        append(new Uint8Array(paddedToPages(written) - written));
-        append(new Uint8Array(lengths.buffer, lengths.byteOffset, rows * 8));
-        file.close();
-        file = undefined;
-        finished(true);
-      } catch {
-        fail();
-        finished(false);
-      }
+      const whole = lengths !== undefined && written === rows * stride && lengths.length >= rows;
+      draft.finish(whole, (file) => {
+        writeWhole(file, new Uint8Array(paddedToPages(written) - written));
+        writeWhole(file, new Uint8Array(lengths!.buffer, lengths!.byteOffset, rows * 8));
+      });
     },
   };
 }

@@ -5,7 +5,7 @@
  * graph as USearch reads it), which are renamed into place beside it, so that a load of the copy maps them at once.
  */
 import { createRowsDraft, type RowsFileDraft } from "./rows_files.ts";
-import { type CodesFileDraft, createCodesDraft } from "./codes_files.ts";
+import { type CodesFileDraft, type CodesFileShape, createCodesDraft } from "./codes_files.ts";
 import { removeQuietly } from "./graph_files.ts";
 
 /** Bytes gather this much before they go to the file: a load hands them on 60 KiB at a time. */
@@ -21,7 +21,7 @@ export interface SegmentCopy {
    * A file for the int8 codes and sign bits of the snapshot's `rows` rows, as a load would derive them for its graph,
    * kept beside the copy when written whole.
    */
-  codes(parts: { dims: number; rows: number; bytes: { bits: number; codes: number } }): CodesFileDraft;
+  codes(shape: CodesFileShape): CodesFileDraft;
   /** Takes a copy of the file that holds the snapshot's graph, to keep beside the copy. */
   graph(path: string): Promise<void>;
   /**
@@ -99,9 +99,9 @@ export async function beginCopy(places: CopyPlaces): Promise<SegmentCopy | undef
         if (whole) sidecars.rows = draft;
       });
     },
-    codes: (parts) => {
+    codes: (shape) => {
       const draft = places.temporary();
-      return createCodesDraft(draft, parts, (whole) => {
+      return createCodesDraft(draft, shape, (whole) => {
         if (whole) sidecars.codes = draft;
       });
     },
