@@ -14,11 +14,10 @@ import type { NativeAllocator } from "../util/native_allocator.ts";
 import { collectGarbageNow } from "../util/collect_garbage.ts";
 import type { DocChange } from "../storage/doc_change_codec.ts";
 import { type IndexRecord, readSettledIndex } from "../storage/index_records.ts";
-import { readLogTail } from "../storage/change_log.ts";
-import { readSnapshotPointer } from "../storage/snapshot_store.ts";
+import { readSnapshotPointer, type SnapshotPointer } from "../storage/snapshot_store.ts";
 import { indexTooLarge } from "../api/index_errors.ts";
 import { GraphInserts, tuningWaitsForGraph } from "./graph_inserts.ts";
-import { type LoadedIndex, loadSearchIndex } from "./load_search_index.ts";
+import { type LoadedIndex, type LoadOptions, loadSearchIndex, replayLog } from "./load_search_index.ts";
 import type { SegmentFiles } from "../segments/segment_files.ts";
 import { type CachedIndex, MemoryBudget, residentBytes } from "./memory_budget.ts";
 import { SnapshotWriter } from "./snapshot_writer.ts";
@@ -72,8 +71,6 @@ export class IndexStates {
   #releaseDue = false;
   /** Whether the process is closing (see {@link close}). */
   #closing = false;
-  /** Tracks the writing of what a load derived, so that a closing process waits for it (see `LoadOptions.track`). */
-  readonly #track = (writing: Promise<void>): void => void this.#background.watch(writing);
 
   constructor(kv: Deno.Kv, background: BackgroundTasks, options: IndexStatesOptions) {
     this.#kv = kv;
@@ -105,16 +102,14 @@ export class IndexStates {
       peek: (indexId) => this.#budget.peek(indexId),
       loadCopy: async (record, pointer) => {
         if (!this.#budget.hasRoomFor(pointer.bytes)) return undefined;
-        const { graphs, segments } = this.#options;
-        const track = this.#track;
-        const loaded = await loadSearchIndex(this.#kv, record, { graphs, pointer, segments, track });
+        const loaded = await loadSearchIndex(this.#kv, record, this.#loadOptions(pointer));
         return loaded.local ? loaded.index : undefined;
       },
       replace: (record, index) => {
         this.#options.metrics.countLoad("local");
         const entry = this.#budget.store(record.id, index.revision, Promise.resolve(index));
         this.#measure(record, entry, index);
-        if (index.pendingGraphInserts > 0) this.#insertIntoGraph(record.id, index, { all: !index.graphMapped });
+        this.#insertLoadedIntoGraph(record.id, index);
       },
       snapshotWriting: (indexId) => this.#snapshots.writing(indexId),
       closing: () => this.#closing,
@@ -244,9 +239,7 @@ export class IndexStates {
     // whole): room for the state is made first.
     // What the states evicted for it held is handed back before the load allocates: both at once would pass the budget.
     if (this.#budget.evictFor(pointer?.bytes ?? 0, record.id)) await this.#releaseMemory();
-    const { graphs, segments } = this.#options;
-    const track = this.#track;
-    const loaded = await loadSearchIndex(this.#kv, record, { graphs, pointer, segments, track });
+    const loaded = await loadSearchIndex(this.#kv, record, this.#loadOptions(pointer));
     this.#options.metrics.countLoad(loaded.snapshotBytes === 0 ? "full" : loaded.local ? "local" : "snapshot");
     // The chunks read, near the state's size in all, became garbage as they were decoded: what is left of them (and of
     // the C allocator's pages that they held) is handed back once the search that waits has answered.
@@ -257,23 +250,32 @@ export class IndexStates {
   async #load(record: IndexRecord): Promise<SearchIndex> {
     const loaded = await this.#read(record);
     this.#snapshots.noteLoad(record, loaded);
-    // A graph mapped from a kept file stays mapped while few wait to join it: they are scanned meanwhile, as between
-    // writes, and join it with the next write's.
-    const all = !loaded.index.graphMapped;
-    if (loaded.index.pendingGraphInserts > 0) this.#insertIntoGraph(record.id, loaded.index, { all });
+    this.#insertLoadedIntoGraph(record.id, loaded.index);
     return loaded.index;
+  }
+
+  /** How a load reads `pointer`'s snapshot: with this process's graphs and copies, tracking what it writes after. */
+  #loadOptions(pointer: SnapshotPointer | null): LoadOptions {
+    const { graphs, segments } = this.#options;
+    return { graphs, segments, pointer, track: (writing) => void this.#background.watch(writing) };
+  }
+
+  /**
+   * Adds the vectors that a loaded state's graph lacks. A graph mapped from a kept file stays mapped while few wait to
+   * join it: they are scanned meanwhile, as between writes, and join it with the next write's.
+   */
+  #insertLoadedIntoGraph(indexId: string, index: SearchIndex): void {
+    if (index.pendingGraphInserts > 0) this.#insertIntoGraph(indexId, index, { all: !index.graphMapped });
   }
 
   /** Replays the log entries after the state's revision; loads afresh when the log no longer has them all. */
   async #catchUp(index: SearchIndex, record: IndexRecord): Promise<SearchIndex> {
     if (index.revision >= record.revision) return index;
-    const from = index.revision;
-    const tail = await readLogTail(this.#kv, record.id, from, record.revision);
-    if (tail === null) return await this.#load(record);
-    tail.changes.forEach((changes, i) => index.apply(changes, { revision: from + i + 1, deferGraph: true }));
+    const logBytes = await replayLog(this.#kv, record.id, index, record.revision);
+    if (logBytes === null) return await this.#load(record);
     this.#insertIntoGraph(record.id, index);
     this.#options.metrics.countLoad("catchup");
-    this.#snapshots.noteWrite(record, tail.bytes);
+    this.#snapshots.noteWrite(record, logBytes);
     return index;
   }
 

@@ -59,17 +59,25 @@ export async function loadSearchIndex(
   if (snapshot !== null && snapshot.index !== null) {
     const { index, local, pointer: { bytes: snapshotBytes } } = snapshot;
     if (index.revision >= record.revision) return { index, logBytes: 0, snapshotBytes, local };
-    const tail = await readLogTail(kv, record.id, index.revision, record.revision);
-    if (tail !== null) {
-      // The replayed documents reach the graph later, in the background: a cold start does not wait for them.
-      const from = index.revision;
-      tail.changes.forEach((changes, i) => index.apply(changes, { revision: from + i + 1, deferGraph: true }));
-      return { index, logBytes: tail.bytes, snapshotBytes, local };
-    }
+    // The replayed documents reach the graph later, in the background: a cold start does not wait for them.
+    const logBytes = await replayLog(kv, record.id, index, record.revision);
+    if (logBytes !== null) return { index, logBytes, snapshotBytes, local };
   }
   const index = await readAllDocs(kv, record, options.graphs);
   const unreadableVersion = snapshot !== null && snapshot.index === null ? snapshot.pointer.versionId : undefined;
   return { index, logBytes: Infinity, snapshotBytes: 0, unreadableVersion };
+}
+
+/**
+ * Brings `index` from its revision to `to` by replaying the change log's entries between them, their documents left
+ * waiting for the graph; the log's bytes replayed, or null, the index unchanged, when the log no longer has them all.
+ */
+export async function replayLog(kv: Deno.Kv, indexId: string, index: SearchIndex, to: number): Promise<number | null> {
+  const from = index.revision;
+  const tail = await readLogTail(kv, indexId, from, to);
+  if (tail === null) return null;
+  tail.changes.forEach((changes, i) => index.apply(changes, { revision: from + i + 1, deferGraph: true }));
+  return tail.bytes;
 }
 
 /** Reads every document record, again while a write lands during the read. */

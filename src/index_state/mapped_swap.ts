@@ -9,7 +9,7 @@
  * loads are replayed from the log onto the new state before it takes the old one's place.
  */
 import type { SearchIndex } from "../search/search_index.ts";
-import { readLogTail } from "../storage/change_log.ts";
+import { replayLog } from "./load_search_index.ts";
 import type { IndexRecord } from "../storage/index_records.ts";
 import { readSnapshotPointer, type SnapshotPointer } from "../storage/snapshot_store.ts";
 import type { CachedIndex } from "./memory_budget.ts";
@@ -101,10 +101,7 @@ export class MappedSwaps {
       const current = this.#states.peek(record.id);
       if (current === undefined) return;
       if (current.revision <= index.revision) return this.#states.replace(record, index);
-      const from = index.revision;
-      const tail = await readLogTail(this.#kv, record.id, from, current.revision);
-      if (tail === null) return;
-      tail.changes.forEach((changes, i) => index.apply(changes, { revision: from + i + 1, deferGraph: true }));
+      if (await replayLog(this.#kv, record.id, index, current.revision) === null) return;
     }
   }
 }
