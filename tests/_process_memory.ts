@@ -2,15 +2,19 @@
 import { metricIn, metricsText } from "./_server_process.ts";
 
 /** The resident memory (RSS) of process `pid`, in MiB, from `/proc` (which takes `--allow-all`). */
-export async function rssMiB(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Number(status.match(/VmRSS:\s+(\d+)/)![1]) / 1024;
+export function rssMiB(pid: number): Promise<number> {
+  return statusMiB(pid, "VmRSS");
 }
 
 /** The anonymous part of process `pid`'s resident memory (`RssAnon`: not file pages), in MiB, from `/proc`. */
-export async function anonymousMiB(pid: number): Promise<number> {
+export function anonymousMiB(pid: number): Promise<number> {
+  return statusMiB(pid, "RssAnon");
+}
+
+/** A figure of `/proc/<pid>/status` (given there in kB), in MiB. */
+async function statusMiB(pid: number, field: "VmRSS" | "RssAnon"): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Number(status.match(/RssAnon:\s+(\d+)/)![1]) / 1024;
+  return Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))![1]) / 1024;
 }
 
 /** A quire server's resident memory in MiB, as its `/metrics` reports it (no `/proc` access needed). */
